@@ -1,0 +1,42 @@
+# Every target bootstraps .venv from pyproject.toml on first use (Python 3.10+).
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: help generate check-generated lint typecheck test demo clean
+
+help:
+	@echo "make generate         regenerate generated/ from schemas/"
+	@echo "make demo             generate, then show the SDK at work (the main job)"
+	@echo "make test             drift check, ruff, mypy --strict, pytest"
+	@echo "make check-generated  fail when generated/ is stale or hand-edited"
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10) and "Python 3.10+ is needed")'
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	@touch $@
+
+generate: $(STAMP)
+	$(PY) codegen/generate.py
+
+check-generated: $(STAMP)
+	$(PY) codegen/generate.py --check
+
+lint: $(STAMP)
+	$(PY) -m ruff check src tests codegen
+	$(PY) -m ruff format --check src tests codegen
+
+typecheck: $(STAMP)
+	$(PY) -m mypy
+
+test: check-generated lint typecheck
+	$(PY) -m pytest
+
+demo: generate
+	$(PY) -m chatschema.demo
+
+clean:
+	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache .hypothesis
