@@ -1,0 +1,125 @@
+"""Base classes of the generated models.
+
+The models in ``chatschema_models`` are generated from ``schemas/`` and never edited
+by hand; what they share beyond the schema lives here, and the generator names these
+classes as their bases (``[tool.datamodel-codegen]`` in ``pyproject.toml`` and the
+base-class map in ``codegen/generate.py``).
+
+Nothing here may import the generated models: they import this module.
+"""
+
+from __future__ import annotations
+
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    ClassVar,
+    Literal,
+    Optional,
+    TypeAlias,
+    TypeVar,
+    get_args,
+    get_origin,
+)
+
+from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic_core import PydanticCustomError
+from typing_extensions import Self
+
+__all__ = ["MessageBase", "Omittable", "SourcedBlock", "WireModel"]
+
+_T = TypeVar("_T")
+
+if TYPE_CHECKING:
+    Omittable: TypeAlias = Optional[_T]  # noqa: UP045  (a generic alias needs the subscript form)
+else:
+
+    class Omittable:
+        """``Omittable[X]``: a field that may be left out, but is never ``null``.
+
+        Type checkers read it as ``X | None`` (``None`` meaning "absent"); at run time
+        it is plain ``X``, so a JSON ``null`` is rejected exactly as the schema rejects
+        it, at no cost on the parsing path.
+        """
+
+        def __class_getitem__(cls, item: Any) -> Any:
+            return item
+
+
+_TAG_FIELDS = ("type", "role")
+
+
+class WireModel(BaseModel):
+    """Base of every generated model.
+
+    Models are strict (no coercion between JSON types, as in the schema). And the
+    tag (``type`` of a block, ``role`` of a message) counts as set
+    even when the constructor filled it in from its default, so that
+    ``model_dump(exclude_unset=True)`` - the canonical, lossless dump - keeps it.
+    Parsing does not go through ``__init__`` and pays nothing for this.
+    """
+
+    # Strict: JSON types are never coerced ("1" is not an integer), as in the schema.
+    model_config = ConfigDict(strict=True)
+
+    __cs_tag__: ClassVar[str | None] = None
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        for name in _TAG_FIELDS:
+            field = cls.model_fields.get(name)
+            annotation = field.annotation if field is not None else None
+            if get_origin(annotation) is Literal and len(get_args(annotation)) == 1:
+                cls.__cs_tag__ = name
+                break
+
+    def __init__(self, /, **data: Any) -> None:
+        super().__init__(**data)
+        tag = self.__cs_tag__
+        if tag is not None and tag not in data:
+            self.__pydantic_fields_set__.add(tag)
+
+    # Pydantic runs a custom ``__init__`` on every validated instance unless it is
+    # marked as the base one; this one only matters for constructor calls, so the
+    # parsing path keeps its speed (tests/test_models.py holds both to it).
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
+
+class SourcedBlock(WireModel):
+    """Base of the data blocks (image, audio, video, file, text-plain).
+
+    Enforces the two source rules of the schema that the generator cannot express:
+    at least one source (``anyOf`` of ``required``) and ``base64`` requires
+    ``mime_type`` (``dependentRequired``).
+    """
+
+    __cs_sources__: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        cls.__cs_sources__ = tuple(
+            name for name in ("text", "url", "base64", "file_id") if name in cls.model_fields
+        )
+
+    @model_validator(mode="after")
+    def _check_sources(self) -> Self:
+        values = self.__dict__
+        if all(values.get(name) is None for name in self.__cs_sources__):
+            raise PydanticCustomError(
+                "anyOf",
+                "needs one of the sources {sources}",
+                {"sources": ", ".join(self.__cs_sources__)},
+            )
+        if values.get("base64") is not None and values.get("mime_type") is None:
+            raise PydanticCustomError(
+                "dependentRequired",
+                "`base64` data requires `mime_type`",
+                {"property": "mime_type"},
+            )
+        return self
+
+
+class MessageBase(WireModel):
+    """Base of the message models."""
