@@ -1,0 +1,103 @@
+"""The exceptions chatschema raises.
+
+Everything derives from :class:`ChatSchemaError`, so one ``except`` catches all of it.
+Bad input never surfaces as ``KeyError``, ``TypeError`` or ``IndexError``: it is a
+:class:`ValidationError` that lists every problem with a JSON pointer, or a
+:class:`ConversionError` that names the provider, the message and the block.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+__all__ = [
+    "ChatSchemaError",
+    "ConversionError",
+    "Problem",
+    "SchemaValidationError",
+    "UnsupportedContentError",
+    "ValidationError",
+    "json_pointer",
+]
+
+
+def json_pointer(path: Iterable[str | int]) -> str:
+    """Build an RFC 6901 JSON pointer from path segments (``["a", 0]`` -> ``/a/0``)."""
+    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing wrong with a document.
+
+    Attributes:
+        pointer: JSON pointer to the offending value; for a missing property, to
+            where it should be.
+        keyword: the JSON Schema keyword that failed (``required``, ``type``,
+            ``additionalProperties``, ``discriminator`` ...), or ``json`` for
+            unparseable input.
+        message: what is wrong, for humans.
+    """
+
+    pointer: str
+    keyword: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.pointer or '/'}: {self.message} [{self.keyword}]"
+
+
+class ChatSchemaError(Exception):
+    """Base of every chatschema exception."""
+
+
+class ValidationError(ChatSchemaError, ValueError):
+    """A document does not conform to the schema; ``problems`` lists every problem."""
+
+    def __init__(self, problems: Sequence[Problem], *, type_name: str = "document") -> None:
+        self.problems: tuple[Problem, ...] = tuple(problems)
+        self.type_name = type_name
+        count = len(self.problems)
+        lines = [f"{count} problem{'s' if count != 1 else ''} in {type_name}:"]
+        lines += [f"  {problem}" for problem in self.problems[:50]]
+        if count > 50:
+            lines.append(f"  ... and {count - 50} more")
+        super().__init__("\n".join(lines))
+
+
+class SchemaValidationError(ValidationError):
+    """Raised by :func:`chatschema.validate`, the JSON Schema path."""
+
+
+class ConversionError(ChatSchemaError, ValueError):
+    """A conversion to or from a provider format failed.
+
+    Attributes:
+        provider: the wire format (``openai_chat``, ``anthropic`` ...).
+        message_index: index of the message concerned, when there is one.
+        block_index: index of the content block concerned, when there is one.
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        provider: str,
+        message_index: int | None = None,
+        block_index: int | None = None,
+    ) -> None:
+        self.reason = reason
+        self.provider = provider
+        self.message_index = message_index
+        self.block_index = block_index
+        where = [provider]
+        if message_index is not None:
+            where.append(f"message {message_index}")
+        if block_index is not None:
+            where.append(f"block {block_index}")
+        super().__init__(f"{', '.join(where)}: {reason}")
+
+
+class UnsupportedContentError(ConversionError):
+    """The target format cannot carry this content (and the policy is ``"error"``)."""

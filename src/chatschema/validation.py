@@ -1,0 +1,422 @@
+"""Validating and parsing documents: the JSON Schema path and the Pydantic path.
+
+Both report problems the same way (:class:`chatschema.errors.Problem`: JSON pointer,
+keyword, message) and agree on every document; the conformance fixtures in
+``schemas/fixtures`` and a property test hold them to it.
+
+- :func:`validate` checks a JSON value against the schemas with ``jsonschema``
+  (Draft 2020-12, offline registry, format checks). Use it at trust boundaries and
+  for other tools' output.
+- :func:`parse` and friends build the typed models with Pydantic (``validate_json``
+  on discriminated unions): the fast path for every request.
+
+Validators and type adapters are built once per type, on first use.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from functools import cache
+from importlib import resources
+from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
+
+import chatschema_models as models
+import pydantic
+from pydantic import BaseModel, TypeAdapter
+
+from chatschema.errors import Problem, SchemaValidationError, ValidationError, json_pointer
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+    from jsonschema import ValidationError as JsonSchemaError
+
+__all__ = [
+    "TYPE_NAMES",
+    "is_valid",
+    "parse",
+    "parse_conversation",
+    "parse_message",
+    "parse_messages",
+    "to_dict",
+    "to_json",
+    "validate",
+]
+
+_T = TypeVar("_T")
+
+SCHEMA_BASE = "https://schemas.chatschema.dev/v1/"
+_SCHEMA_FILES = ("content", "tool", "usage", "message", "chunk", "conversation")
+
+JSONInput = str | bytes | bytearray | Mapping[str, Any] | list[Any] | BaseModel
+
+
+@cache
+def _schemas() -> dict[str, dict[str, Any]]:
+    folder = resources.files("chatschema_models") / "schemas"
+    return {
+        stem: json.loads((folder / f"{stem}.json").read_text(encoding="utf-8"))
+        for stem in _SCHEMA_FILES
+    }
+
+
+@cache
+def _type_refs() -> dict[str, str]:
+    """Every validatable type name -> the URI of its schema."""
+    refs: dict[str, str] = {}
+    for stem, schema in _schemas().items():
+        uri = SCHEMA_BASE + stem + ".json"
+        if "properties" in schema or "oneOf" in schema:
+            refs[schema["title"]] = uri
+        for name in schema.get("$defs", {}):
+            refs[name] = f"{uri}#/$defs/{name}"
+    return refs
+
+
+TYPE_NAMES: frozenset[str] = frozenset(models.__all__)
+"""Names accepted as ``type`` by :func:`validate` and :func:`parse`."""
+
+
+def _check_type_name(type: str) -> None:
+    if type not in TYPE_NAMES:
+        raise ValueError(f"unknown type {type!r}; expected one of {', '.join(sorted(TYPE_NAMES))}")
+
+
+# --------------------------------------------------------------------------- JSON Schema
+
+
+@cache
+def _validator(type: str) -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+    from referencing import Registry
+    from referencing.jsonschema import DRAFT202012
+
+    registry: Registry[Any] = Registry().with_resources(
+        (schema["$id"], DRAFT202012.create_resource(schema)) for schema in _schemas().values()
+    )
+    return Draft202012Validator(
+        {"$ref": _type_refs()[type]},
+        registry=registry,
+        format_checker=Draft202012Validator.FORMAT_CHECKER,
+    )
+
+
+def _branch(error: JsonSchemaError) -> int:
+    return cast(int, error.relative_schema_path[0])
+
+
+def _schema_problems(error: JsonSchemaError) -> Iterator[Problem]:
+    """Turn one jsonschema error into problems in chatschema's conventions."""
+    path = list(error.absolute_path)
+    here = json_pointer(path)
+    keyword = str(error.validator)
+    schema: Any = error.schema
+    instance: Any = error.instance
+    expected: Any = error.validator_value
+    if keyword == "required":
+        for name in expected:
+            if isinstance(instance, dict) and name not in instance:
+                yield Problem(json_pointer([*path, name]), "required", f"{name!r} is required")
+    elif keyword == "additionalProperties":
+        allowed = schema.get("properties", {})
+        for name in instance:
+            if name not in allowed:
+                yield Problem(json_pointer([*path, name]), keyword, f"unexpected property {name!r}")
+    elif keyword == "dependentRequired":
+        for trigger, needed in expected.items():
+            if trigger in instance:
+                for name in needed:
+                    if name not in instance:
+                        yield Problem(
+                            json_pointer([*path, name]),
+                            keyword,
+                            f"{name!r} is required when {trigger!r} is present",
+                        )
+    elif keyword in ("oneOf", "anyOf"):
+        yield from _union_problems(error, path)
+    else:
+        yield Problem(here, keyword, error.message)
+
+
+def _union_problems(error: JsonSchemaError, path: list[str | int]) -> Iterator[Problem]:
+    here = json_pointer(path)
+    schema: Any = error.schema
+    instance: Any = error.instance
+    union: list[Any] = schema[error.validator]
+    context = list(error.context or ())
+    discriminator = schema.get("discriminator", {}).get("propertyName")
+    if discriminator is not None:
+        if not isinstance(instance, dict):
+            return  # the union's own `type: object` reports this
+        if discriminator not in instance:
+            yield Problem(
+                json_pointer([*path, discriminator]), "required", f"{discriminator!r} is required"
+            )
+            return
+        mismatched = {
+            _branch(sub)
+            for sub in context
+            if sub.validator == "const" and list(sub.relative_path) == [discriminator]
+        }
+        branches = {_branch(sub) for sub in context} | set(range(len(union)))
+        matching = sorted(branches - mismatched)
+        if not matching:
+            yield Problem(
+                json_pointer([*path, discriminator]),
+                "discriminator",
+                f"unknown {discriminator} {instance[discriminator]!r}",
+            )
+            return
+        for sub in context:
+            if _branch(sub) == matching[0]:
+                yield from _schema_problems(sub)
+        return
+    if context and all(sub.validator == "required" for sub in context):
+        names = ", ".join(name for sub in context for name in cast(list[str], sub.validator_value))
+        yield Problem(here, "anyOf", f"needs one of {names}")
+        return
+    wrong_type = {_branch(sub) for sub in context if sub.validator == "type" and not sub.path}
+    fitting = [sub for sub in context if _branch(sub) not in wrong_type]
+    if not fitting:
+        expected = " or ".join(str(branch.get("type", "?")) for branch in schema[error.validator])
+        yield Problem(here, "type", f"must be {expected}")
+        return
+    for sub in fitting:
+        yield from _schema_problems(sub)
+
+
+def _dedupe(problems: Iterator[Problem]) -> list[Problem]:
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for problem in problems:
+        key = (problem.pointer, problem.keyword)
+        if key not in seen:
+            seen.add(key)
+            out.append(problem)
+    return out
+
+
+def _json_value(instance: Any) -> Any:
+    if isinstance(instance, BaseModel):
+        return instance.model_dump(mode="json", exclude_unset=True)
+    if isinstance(instance, (str, bytes, bytearray)):
+        raise TypeError(
+            "validate() takes a parsed JSON value (dict, list ...); "
+            "use json.loads first, or chatschema.parse for JSON text"
+        )
+    return instance
+
+
+def schema_problems(instance: Any, type: str = "Message") -> list[Problem]:
+    """Every problem :func:`validate` would report, as a list (empty when valid)."""
+    _check_type_name(type)
+    instance = _json_value(instance)
+    try:
+        errors = list(_validator(type).iter_errors(instance))
+        return _dedupe(p for error in errors for p in _schema_problems(error))
+    except RecursionError:
+        return [Problem("", "depth", "the document is nested too deeply to validate")]
+
+
+def validate(instance: Any, type: str = "Message") -> None:
+    """Check a JSON value against the chatschema JSON Schema of ``type``.
+
+    Args:
+        instance: a parsed JSON value (``dict``, ``list`` ...) or a chatschema model.
+        type: the schema type, such as ``"Message"``, ``"Conversation"``,
+            ``"ContentBlock"`` or ``"TextBlock"`` (see :data:`TYPE_NAMES`).
+
+    Raises:
+        SchemaValidationError: listing every problem with its JSON pointer and keyword.
+        ValueError: for an unknown ``type``.
+    """
+    problems = schema_problems(instance, type)
+    if problems:
+        raise SchemaValidationError(problems, type_name=type)
+
+
+def is_valid(instance: Any, type: str = "Message") -> bool:
+    """Whether :func:`validate` would accept ``instance``."""
+    return not schema_problems(instance, type)
+
+
+# --------------------------------------------------------------------------- Pydantic
+
+
+@cache
+def _adapter(type: str) -> TypeAdapter[Any]:
+    return TypeAdapter(getattr(models, type))
+
+
+@cache
+def _list_adapter(type: str) -> TypeAdapter[Any]:
+    item: Any = getattr(models, type)
+    return TypeAdapter(list[item])
+
+
+_KEYWORDS = {
+    "missing": "required",
+    "extra_forbidden": "additionalProperties",
+    "union_tag_invalid": "discriminator",
+    "union_tag_not_found": "required",
+    "string_too_short": "minLength",
+    "string_too_long": "maxLength",
+    "greater_than_equal": "minimum",
+    "string_pattern_mismatch": "pattern",
+    "json_invalid": "json",
+    "json_type": "json",
+    "too_short": "minItems",
+    "too_long": "maxItems",
+    "recursion_loop": "depth",
+}
+
+
+def _is_content_branch(label: str | int) -> bool:
+    """Whether a location label names a branch of string-or-array content."""
+    return label == "str" or (isinstance(label, str) and label.startswith("list["))
+
+
+def _walk(loc: tuple[str | int, ...], data: Any, missing: bool) -> list[str | int] | None:
+    """Map a Pydantic location onto the document; None for a branch that does not apply.
+
+    Pydantic puts union labels into locations (the tag of a discriminated union,
+    ``str`` / ``list[...]`` for string-or-array content, validator names); they are
+    skipped, and errors from a string-or-array branch the value does not take are
+    dropped.
+    """
+    path: list[str | int] = []
+    node = data
+    last = len(loc) - 1
+    for position, part in enumerate(loc):
+        if isinstance(part, int):
+            if isinstance(node, list) and 0 <= part < len(node):
+                path.append(part)
+                node = node[part]
+        elif isinstance(node, Mapping) and (part in node or (missing and position == last)):
+            path.append(part)
+            node = node.get(part)
+        elif (
+            _is_content_branch(part)
+            and isinstance(node, (str, list))
+            and (part == "str") != isinstance(node, str)
+        ):
+            return None  # the branch of string-or-array content that does not apply
+    return path
+
+
+def _pydantic_problems(error: pydantic.ValidationError, data: Any) -> list[Problem]:
+    problems = []
+    for detail in error.errors(include_url=False):
+        kind = detail["type"]
+        ctx = detail.get("ctx") or {}
+        if kind in ("json_invalid", "json_type"):
+            problems.append(Problem("", "json", f"not valid JSON: {ctx.get('error', kind)}"))
+            continue
+        loc = tuple(detail["loc"])
+        path = _walk(loc, data, missing=kind == "missing")
+        if path is None:
+            continue
+        message = detail["msg"]
+        if kind in ("string_type", "list_type") and loc and _is_content_branch(loc[-1]):
+            message = "must be a string or an array"
+        if kind == "literal_error":
+            keyword = "enum" if " or " in str(ctx.get("expected", "")) else "const"
+        elif kind == "union_tag_invalid":
+            keyword = "discriminator"
+            path.append(str(ctx.get("discriminator", "")).strip("'"))
+            message = f"unknown {path[-1]} {ctx.get('tag')!r}"
+        elif kind == "union_tag_not_found":
+            keyword = "required"
+            path.append(str(ctx.get("discriminator", "")).strip("'"))
+            message = f"{path[-1]!r} is required"
+        elif kind in ("anyOf", "dependentRequired"):
+            keyword = kind
+            if kind == "dependentRequired":
+                path.append(str(ctx["property"]))
+        elif kind.endswith("_type") or kind in ("int_from_float", "model_attributes_type"):
+            keyword = "type"
+        else:
+            keyword = _KEYWORDS.get(kind, kind)
+        problems.append(Problem(json_pointer(path), keyword, message))
+    return _dedupe(iter(problems))
+
+
+def _loads_for_errors(data: Any) -> Any:
+    if isinstance(data, (str, bytes, bytearray)):
+        try:
+            return json.loads(data)
+        except (ValueError, RecursionError):
+            return None
+    return data
+
+
+def _run(adapter: TypeAdapter[_T], data: JSONInput, type_name: str) -> _T:
+    try:
+        if isinstance(data, (str, bytes, bytearray)):
+            return adapter.validate_json(data)
+        return adapter.validate_python(data)
+    except pydantic.ValidationError as error:
+        problems = _pydantic_problems(error, _loads_for_errors(data))
+        raise ValidationError(problems, type_name=type_name) from None
+    except RecursionError:
+        raise ValidationError(
+            [Problem("", "depth", "the document is nested too deeply")], type_name=type_name
+        ) from None
+
+
+@overload
+def parse(data: JSONInput, type: str = "Message") -> Any: ...
+@overload
+def parse(data: JSONInput, type: type[_T]) -> _T: ...
+def parse(data: JSONInput, type: Any = "Message") -> Any:
+    """Parse a document into chatschema models.
+
+    Args:
+        data: JSON text (``str``, ``bytes``) or parsed JSON (``dict``, ``list``);
+            models pass through after validation.
+        type: a type name from :data:`TYPE_NAMES` or a model class.
+
+    Raises:
+        ValidationError: listing every problem with its JSON pointer and keyword.
+    """
+    if not isinstance(type, str):
+        type = type.__name__
+    _check_type_name(type)
+    return _run(_adapter(type), data, type)
+
+
+def parse_message(data: JSONInput) -> models.Message:
+    """Parse one message (any role) from JSON text or a dict.
+
+    Raises:
+        ValidationError: listing every problem with its JSON pointer and keyword.
+    """
+    return cast(models.Message, _run(_adapter("Message"), data, "Message"))
+
+
+def parse_messages(data: JSONInput) -> list[models.Message]:
+    """Parse a JSON array of messages (any roles).
+
+    Raises:
+        ValidationError: listing every problem with its JSON pointer and keyword.
+    """
+    return cast(list[models.Message], _run(_list_adapter("Message"), data, "list of messages"))
+
+
+def parse_conversation(data: JSONInput) -> models.Conversation:
+    """Parse a conversation (messages, tools, tool choice) from JSON text or a dict.
+
+    Raises:
+        ValidationError: listing every problem with its JSON pointer and keyword.
+    """
+    return cast(models.Conversation, _run(_adapter("Conversation"), data, "Conversation"))
+
+
+def to_dict(model: BaseModel) -> dict[str, Any]:
+    """The canonical JSON form of a model: what was set, nothing added, nothing lost."""
+    return model.model_dump(mode="json", exclude_unset=True)
+
+
+def to_json(model: BaseModel) -> str:
+    """The canonical JSON text of a model (see :func:`to_dict`)."""
+    return model.model_dump_json(exclude_unset=True)
