@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 from pydantic_core import PydanticCustomError
 from typing_extensions import Self
 
-__all__ = ["MessageBase", "Omittable", "SourcedBlock", "WireModel"]
+__all__ = ["MessageBase", "Omittable", "SourcedBlock", "TaggedModel", "WireModel"]
 
 _T = TypeVar("_T")
 
@@ -52,17 +52,17 @@ _TAG_FIELDS = ("type", "role")
 class WireModel(BaseModel):
     """Base of every generated model.
 
-    Models are strict (no coercion between JSON types, as in the schema). And the
-    tag (``type`` of a block, ``role`` of a message) counts as set
-    even when the constructor filled it in from its default, so that
+    Models are strict: no coercion between JSON types (``"1"`` is not an integer),
+    as in the schema. Constructors fill in the tag (``type`` of a block, ``role`` of
+    a message) when it is not given, so it counts as set and
     ``model_dump(exclude_unset=True)`` - the canonical, lossless dump - keeps it.
     Parsing does not go through ``__init__`` and pays nothing for this.
     """
 
-    # Strict: JSON types are never coerced ("1" is not an integer), as in the schema.
     model_config = ConfigDict(strict=True)
 
     __cs_tag__: ClassVar[str | None] = None
+    __cs_tag_value__: ClassVar[str | None] = None
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
@@ -71,19 +71,34 @@ class WireModel(BaseModel):
             field = cls.model_fields.get(name)
             annotation = field.annotation if field is not None else None
             if get_origin(annotation) is Literal and len(get_args(annotation)) == 1:
-                cls.__cs_tag__ = name
+                cls.__cs_tag__, cls.__cs_tag_value__ = name, get_args(annotation)[0]
                 break
 
     def __init__(self, /, **data: Any) -> None:
-        super().__init__(**data)
         tag = self.__cs_tag__
         if tag is not None and tag not in data:
-            self.__pydantic_fields_set__.add(tag)
+            data[tag] = self.__cs_tag_value__
+        super().__init__(**data)
 
     # Pydantic runs a custom ``__init__`` on every validated instance unless it is
     # marked as the base one; this one only matters for constructor calls, so the
     # parsing path keeps its speed (tests/test_models.py holds both to it).
     __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
+
+class TaggedModel(WireModel):
+    """Base of tagged models that are not members of a union (``CacheControl``).
+
+    A union checks its members' tags; these check their own, since the schema
+    requires the tag that the Python constructor lets you leave out.
+    """
+
+    @model_validator(mode="after")
+    def _check_tag(self) -> Self:
+        tag = self.__cs_tag__
+        if tag is not None and tag not in self.__pydantic_fields_set__:
+            raise PydanticCustomError("tag_missing", "Field required", {"property": tag})
+        return self
 
 
 class SourcedBlock(WireModel):

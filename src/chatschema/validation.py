@@ -5,8 +5,9 @@ keyword, message) and agree on every document; the conformance fixtures in
 ``schemas/fixtures`` and a property test hold them to it.
 
 - :func:`validate` checks a JSON value against the schemas with ``jsonschema``
-  (Draft 2020-12, offline registry, format checks). Use it at trust boundaries and
-  for other tools' output.
+  (Draft 2020-12, offline registry; ``pattern`` with ECMA-262 anchoring; ``format``
+  is an annotation, the schemas enforce URLs and media types by ``pattern``). Use it
+  at trust boundaries and for other tools' output.
 - :func:`parse` and friends build the typed models with Pydantic (``validate_json``
   on discriminated unions): the fast path for every request.
 
@@ -16,6 +17,7 @@ Validators and type adapters are built once per type, on first use.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from functools import cache
 from importlib import resources
@@ -86,19 +88,42 @@ def _check_type_name(type: str) -> None:
 
 
 @cache
+def _pattern_regex(pattern: str) -> re.Pattern[str]:
+    # ECMA-262 and Rust regexes (ajv, Pydantic) anchor `$` at the very end; Python's
+    # `$` also matches before a final newline. Translate, so all paths agree.
+    if pattern.endswith("$") and not pattern.endswith("\\$"):
+        pattern = pattern[:-1] + r"\Z"
+    return re.compile(pattern)
+
+
+def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[Any]:
+    from jsonschema import ValidationError as JsonSchemaError
+
+    if validator.is_type(instance, "string") and not _pattern_regex(pattern).search(instance):
+        yield JsonSchemaError(f"{instance!r} does not match {pattern!r}")
+
+
+@cache
+def _validator_class() -> Any:
+    from jsonschema import Draft202012Validator, validators
+
+    return validators.extend(Draft202012Validator, {"pattern": _pattern})  # type: ignore[no-untyped-call]
+
+
+@cache
 def _validator(type: str) -> Draft202012Validator:
-    from jsonschema import Draft202012Validator
     from referencing import Registry
     from referencing.jsonschema import DRAFT202012
 
     registry: Registry[Any] = Registry().with_resources(
         (schema["$id"], DRAFT202012.create_resource(schema)) for schema in _schemas().values()
     )
-    return Draft202012Validator(
-        {"$ref": _type_refs()[type]},
-        registry=registry,
-        format_checker=Draft202012Validator.FORMAT_CHECKER,
+    # `format` is an annotation in chatschema: the rules it hints at are enforced by
+    # `pattern`, identically in every language.
+    validator: Draft202012Validator = _validator_class()(
+        {"$ref": _type_refs()[type]}, registry=registry
     )
+    return validator
 
 
 def _branch(error: JsonSchemaError) -> int:
@@ -199,11 +224,6 @@ def _dedupe(problems: Iterator[Problem]) -> list[Problem]:
 def _json_value(instance: Any) -> Any:
     if isinstance(instance, BaseModel):
         return instance.model_dump(mode="json", exclude_unset=True)
-    if isinstance(instance, (str, bytes, bytearray)):
-        raise TypeError(
-            "validate() takes a parsed JSON value (dict, list ...); "
-            "use json.loads first, or chatschema.parse for JSON text"
-        )
     return instance
 
 
@@ -223,6 +243,7 @@ def validate(instance: Any, type: str = "Message") -> None:
 
     Args:
         instance: a parsed JSON value (``dict``, ``list`` ...) or a chatschema model.
+            A ``str`` is a JSON string, not JSON text: use :func:`parse` for text.
         type: the schema type, such as ``"Message"``, ``"Conversation"``,
             ``"ContentBlock"`` or ``"TextBlock"`` (see :data:`TYPE_NAMES`).
 
@@ -276,35 +297,101 @@ def _is_content_branch(label: str | int) -> bool:
     return label == "str" or (isinstance(label, str) and label.startswith("list["))
 
 
-def _walk(loc: tuple[str | int, ...], data: Any, missing: bool) -> list[str | int] | None:
-    """Map a Pydantic location onto the document; None for a branch that does not apply.
+# Where Pydantic puts the tag of a discriminated union into a location: right after
+# the item of one of these lists, after these keys, and at the root of these types.
+_UNION_LISTS = frozenset({"messages", "content", "annotations", None})
+_UNION_KEYS = frozenset({"tool_choice"})
+_UNION_TYPES = frozenset({"Message", "ContentBlock", "Annotation", "ToolChoice"})
+# Objects whose models check rules after their fields (tag presence, sources): when a
+# field fails, those checks do not run, so the error path re-applies them to the input.
+_TAGGED_KEYS = {"cache_control": "CacheControl"}
 
-    Pydantic puts union labels into locations (the tag of a discriminated union,
-    ``str`` / ``list[...]`` for string-or-array content, validator names); they are
-    skipped, and errors from a string-or-array branch the value does not take are
-    dropped.
-    """
-    path: list[str | int] = []
-    node = data
-    last = len(loc) - 1
-    for position, part in enumerate(loc):
-        if isinstance(part, int):
-            if isinstance(node, list) and 0 <= part < len(node):
+
+class _Walk:
+    """Maps Pydantic locations onto the document (see :func:`_pydantic_problems`)."""
+
+    def __init__(self, data: Any, type_name: str) -> None:
+        self.data = data
+        self.root_union = type_name in _UNION_TYPES
+        self.root_list = type_name == "list of messages"
+        self.checked: dict[str, tuple[Any, str]] = {}
+        if type_name in TYPE_NAMES and not self.root_union:
+            self.checked[""] = (data, type_name)
+
+    def path(self, loc: tuple[str | int, ...], missing: bool) -> list[str | int] | None:
+        """The document path of ``loc``; None for a union branch that does not apply."""
+        path: list[str | int] = []
+        node = self.data
+        expect_tag = self.root_union
+        parent: str | None = "" if self.root_list else "<root>"
+        last = len(loc) - 1
+        for position, part in enumerate(loc):
+            if (
+                expect_tag
+                and isinstance(node, Mapping)
+                and part == node.get("type", node.get("role"))
+            ):
+                expect_tag = False  # the union's tag label, not a property
+                variant = _VARIANTS.get(str(part))
+                if variant is not None:
+                    self.checked.setdefault(json_pointer(path), (node, variant))
+                continue
+            expect_tag = False
+            if isinstance(part, int):
+                if isinstance(node, list) and 0 <= part < len(node):
+                    path.append(part)
+                    node = node[part]
+                    expect_tag = (parent or None) in _UNION_LISTS
+            elif isinstance(node, Mapping) and (part in node or (missing and position == last)):
                 path.append(part)
-                node = node[part]
-        elif isinstance(node, Mapping) and (part in node or (missing and position == last)):
-            path.append(part)
-            node = node.get(part)
-        elif (
-            _is_content_branch(part)
-            and isinstance(node, (str, list))
-            and (part == "str") != isinstance(node, str)
-        ):
-            return None  # the branch of string-or-array content that does not apply
-    return path
+                node = node.get(part)
+                parent = part
+                expect_tag = part in _UNION_KEYS
+                if part in _TAGGED_KEYS:
+                    self.checked.setdefault(json_pointer(path), (node, _TAGGED_KEYS[part]))
+            elif (
+                _is_content_branch(part)
+                and isinstance(node, (str, list))
+                and (part == "str") != isinstance(node, str)
+            ):
+                return None  # the branch of string-or-array content that does not apply
+        return path
+
+    def late_rules(self) -> Iterator[Problem]:
+        """Tag presence and source rules of the objects the errors passed through."""
+        for pointer, (node, type_name) in self.checked.items():
+            if not isinstance(node, Mapping):
+                continue
+            model = getattr(models, type_name, None)
+            tag = getattr(model, "__cs_tag__", None)
+            if tag is not None and tag not in node:
+                yield Problem(f"{pointer}/{tag}", "required", f"{tag!r} is required")
+            sources = getattr(model, "__cs_sources__", ())
+            if sources and not any(name in node for name in sources):
+                yield Problem(pointer, "anyOf", f"needs one of the sources {', '.join(sources)}")
+            if sources and "base64" in node and "mime_type" not in node:
+                yield Problem(
+                    f"{pointer}/mime_type",
+                    "dependentRequired",
+                    "`base64` data requires `mime_type`",
+                )
 
 
-def _pydantic_problems(error: pydantic.ValidationError, data: Any) -> list[Problem]:
+def _variants() -> dict[str, str]:
+    """Tag -> class name of the union members that have late rules (the data blocks)."""
+    variants = {}
+    for name in models.__all__:
+        model = getattr(models, name)
+        if getattr(model, "__cs_sources__", ()):
+            variants[model.__cs_tag_value__] = name
+    return variants
+
+
+_VARIANTS = _variants()
+
+
+def _pydantic_problems(error: pydantic.ValidationError, data: Any, type_name: str) -> list[Problem]:
+    walk = _Walk(data, type_name)
     problems = []
     for detail in error.errors(include_url=False):
         kind = detail["type"]
@@ -313,31 +400,30 @@ def _pydantic_problems(error: pydantic.ValidationError, data: Any) -> list[Probl
             problems.append(Problem("", "json", f"not valid JSON: {ctx.get('error', kind)}"))
             continue
         loc = tuple(detail["loc"])
-        path = _walk(loc, data, missing=kind == "missing")
+        path = walk.path(loc, missing=kind == "missing")
         if path is None:
             continue
         message = detail["msg"]
-        if kind in ("string_type", "list_type") and loc and _is_content_branch(loc[-1]):
-            message = "must be a string or an array"
         if kind == "literal_error":
             keyword = "enum" if " or " in str(ctx.get("expected", "")) else "const"
-        elif kind == "union_tag_invalid":
-            keyword = "discriminator"
+        elif kind in ("union_tag_invalid", "union_tag_not_found"):
             path.append(str(ctx.get("discriminator", "")).strip("'"))
-            message = f"unknown {path[-1]} {ctx.get('tag')!r}"
-        elif kind == "union_tag_not_found":
-            keyword = "required"
-            path.append(str(ctx.get("discriminator", "")).strip("'"))
-            message = f"{path[-1]!r} is required"
-        elif kind in ("anyOf", "dependentRequired"):
-            keyword = kind
-            if kind == "dependentRequired":
+            if kind == "union_tag_invalid":
+                keyword, message = "discriminator", f"unknown {path[-1]} {ctx.get('tag')!r}"
+            else:
+                keyword, message = "required", f"{path[-1]!r} is required"
+        elif kind in ("anyOf", "dependentRequired", "tag_missing"):
+            keyword = "required" if kind == "tag_missing" else kind
+            if "property" in ctx:
                 path.append(str(ctx["property"]))
         elif kind.endswith("_type") or kind in ("int_from_float", "model_attributes_type"):
             keyword = "type"
+            if kind in ("string_type", "list_type") and loc and _is_content_branch(loc[-1]):
+                message = "must be a string or an array"
         else:
             keyword = _KEYWORDS.get(kind, kind)
         problems.append(Problem(json_pointer(path), keyword, message))
+    problems.extend(walk.late_rules())
     return _dedupe(iter(problems))
 
 
@@ -353,15 +439,27 @@ def _loads_for_errors(data: Any) -> Any:
 def _run(adapter: TypeAdapter[_T], data: JSONInput, type_name: str) -> _T:
     try:
         if isinstance(data, (str, bytes, bytearray)):
-            return adapter.validate_json(data)
-        return adapter.validate_python(data)
+            result = adapter.validate_json(data)
+        else:
+            result = adapter.validate_python(data)
     except pydantic.ValidationError as error:
-        problems = _pydantic_problems(error, _loads_for_errors(data))
+        problems = _pydantic_problems(error, _loads_for_errors(data), type_name)
         raise ValidationError(problems, type_name=type_name) from None
     except RecursionError:
         raise ValidationError(
             [Problem("", "depth", "the document is nested too deeply")], type_name=type_name
         ) from None
+    tag = getattr(result, "__cs_tag__", None)
+    # A variant parsed on its own: its tag is required, as in the schema.
+    if (
+        tag is not None
+        and type_name not in _UNION_TYPES
+        and tag not in cast(BaseModel, result).__pydantic_fields_set__
+    ):
+        raise ValidationError(
+            [Problem(f"/{tag}", "required", f"{tag!r} is required")], type_name=type_name
+        )
+    return result
 
 
 @overload

@@ -6,13 +6,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from chatschema._wire import Omittable, WireModel
+from chatschema._wire import Omittable, TaggedModel
 
 from . import message, tool
 from . import usage as usage_1
 
 
-class AssistantMessageChunk(WireModel):
+class AssistantMessageChunk(TaggedModel):
     """
     A piece of a streamed assistant reply. Chunks are merged in order into one `AssistantMessage`: content blocks by `index` and `type`, tool-call fragments by `index`.
     """

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field
 from typing_extensions import TypeAliasType
 
-from chatschema._wire import Omittable, SourcedBlock, WireModel
+from chatschema._wire import Omittable, SourcedBlock, TaggedModel, WireModel
 
 
 class AudioBlock(SourcedBlock):
@@ -58,26 +58,32 @@ class AudioBlock(SourcedBlock):
 
 Base64Data = TypeAliasType(
     "Base64Data",
-    Annotated[str, Field(json_schema_extra={"contentEncoding": "base64"}, title="Base64Data")],
+    Annotated[
+        str, Field(json_schema_extra={"contentEncoding": "base64"}, title="Base64Data", strict=True)
+    ],
 )
 """
 Inline data, standard base64 without a `data:` prefix.
 """
 
 
-BlockId = TypeAliasType("BlockId", Annotated[str, Field(min_length=1, title="BlockId")])
+BlockId = TypeAliasType(
+    "BlockId", Annotated[str, Field(min_length=1, title="BlockId", strict=True)]
+)
 """
 Identifier of a block or annotation, as the provider or the application assigned it (for example an OpenAI Responses item id).
 """
 
 
-BlockIndex = TypeAliasType("BlockIndex", Annotated[int, Field(ge=0, title="BlockIndex")])
+BlockIndex = TypeAliasType(
+    "BlockIndex", Annotated[int, Field(ge=0, title="BlockIndex", strict=True)]
+)
 """
 Position of the block in the provider's content (the streaming index): chunks with the same index and type are merged.
 """
 
 
-class CacheControl(WireModel):
+class CacheControl(TaggedModel):
     """
     A prompt-cache breakpoint: the provider may cache the prompt up to and including this block.
     """
@@ -187,7 +193,7 @@ class FileBlock(SourcedBlock):
     """
 
 
-FileId = TypeAliasType("FileId", Annotated[str, Field(min_length=1, title="FileId")])
+FileId = TypeAliasType("FileId", Annotated[str, Field(min_length=1, title="FileId", strict=True)])
 """
 Identifier of a file uploaded to a provider's file store.
 """
@@ -248,8 +254,9 @@ MimeType = TypeAliasType(
     Annotated[
         str,
         Field(
-            pattern="^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(;.*)?$",
+            pattern="^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(;[^\\x00-\\x1f\\x7f]*)?$",
             title="MimeType",
+            strict=True,
         ),
     ],
 )
@@ -588,10 +595,13 @@ class TextBlock(WireModel):
 
 Url = TypeAliasType(
     "Url",
-    Annotated[str, Field(pattern="^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]+$", title="Url")],
+    Annotated[
+        str,
+        Field(pattern="^[A-Za-z][A-Za-z0-9+.-]*:[^\\x00-\\x20\\x7f]+$", title="Url", strict=True),
+    ],
 )
 """
-An absolute URL (`https:`, `gs:`, ...). Inline data belongs in `base64`, not in a `data:` URL.
+An absolute URL with a scheme (`https:`, `gs:`, ...) and no white space. Inline data is better carried as `base64` + `mime_type`; a `data:` URL is kept as given.
 """
 
 

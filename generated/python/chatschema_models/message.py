@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field
 from typing_extensions import TypeAliasType
 
-from chatschema._wire import MessageBase, Omittable, WireModel
+from chatschema._wire import MessageBase, Omittable
 
 from . import content as content_1
 from . import tool
@@ -101,14 +101,16 @@ A string (shorthand for one text block) or the ordered list of content blocks.
 """
 
 
-MessageId = TypeAliasType("MessageId", Annotated[str, Field(min_length=1, title="MessageId")])
+MessageId = TypeAliasType(
+    "MessageId", Annotated[str, Field(min_length=1, title="MessageId", strict=True)]
+)
 """
 Identifier of the message, assigned by the application or the provider.
 """
 
 
 ParticipantName = TypeAliasType(
-    "ParticipantName", Annotated[str, Field(min_length=1, title="ParticipantName")]
+    "ParticipantName", Annotated[str, Field(min_length=1, title="ParticipantName", strict=True)]
 )
 """
 Name of the participant who wrote the message, or of the tool that produced a result.

@@ -172,7 +172,9 @@ class ToolCallChunk(WireModel):
     """
 
 
-ToolCallId = TypeAliasType("ToolCallId", Annotated[str, Field(min_length=1, title="ToolCallId")])
+ToolCallId = TypeAliasType(
+    "ToolCallId", Annotated[str, Field(min_length=1, title="ToolCallId", strict=True)]
+)
 """
 Opaque identifier of a tool call, echoed by the tool result that answers it.
 """
@@ -220,7 +222,9 @@ class ToolDefinition(WireModel):
     """
 
 
-ToolName = TypeAliasType("ToolName", Annotated[str, Field(min_length=1, title="ToolName")])
+ToolName = TypeAliasType(
+    "ToolName", Annotated[str, Field(min_length=1, title="ToolName", strict=True)]
+)
 """
 Name of a tool as the model calls it.
 """

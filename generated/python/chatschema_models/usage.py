@@ -2,7 +2,7 @@
 # change the schema (or codegen/) and run `make generate` again.
 from __future__ import annotations
 
-from typing import Annotated, Dict
+from typing import Annotated
 
 from pydantic import ConfigDict, Field
 from typing_extensions import TypeAliasType
@@ -18,9 +18,7 @@ class InputTokenDetails(WireModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    __annotations__ = {
-        "__pydantic_extra__": Dict[str, "TokenCount"],
-    }
+    __pydantic_extra__: dict[str, TokenCount] = Field(init=False)
     audio: Omittable[TokenCount] = None
     """
     Audio input tokens.
@@ -43,9 +41,7 @@ class OutputTokenDetails(WireModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    __annotations__ = {
-        "__pydantic_extra__": Dict[str, "TokenCount"],
-    }
+    __pydantic_extra__: dict[str, TokenCount] = Field(init=False)
     audio: Omittable[TokenCount] = None
     """
     Audio output tokens.
@@ -56,7 +52,9 @@ class OutputTokenDetails(WireModel):
     """
 
 
-TokenCount = TypeAliasType("TokenCount", Annotated[int, Field(ge=0, title="TokenCount")])
+TokenCount = TypeAliasType(
+    "TokenCount", Annotated[int, Field(ge=0, title="TokenCount", strict=True)]
+)
 """
 A number of tokens.
 """
