@@ -8,55 +8,65 @@ validation, parsing, short constructors and (in submodules) provider codecs.
     {'role': 'user', 'content': 'hi'}
 """
 
-from chatschema_models import (
-    Annotation,
-    AssistantMessage,
+from chatschema_models.chunk import (
     AssistantMessageChunk,
+)
+from chatschema_models.content import (
+    Annotation,
     AudioBlock,
-    AutoToolChoice,
     Base64Data,
     BlockId,
     BlockIndex,
     CacheControl,
     Citation,
     ContentBlock,
-    Conversation,
     FileBlock,
     FileId,
-    FinishReason,
     ImageBlock,
-    InputTokenDetails,
-    InvalidToolCall,
-    Message,
-    MessageContent,
-    MessageId,
     MimeType,
-    NamedToolChoice,
-    NoneToolChoice,
     NonStandardAnnotation,
     NonStandardBlock,
-    OutputTokenDetails,
-    ParticipantName,
     PlainTextBlock,
     ReasoningBlock,
     RefusalBlock,
-    RequiredToolChoice,
     ServerToolCallBlock,
     ServerToolResultBlock,
-    SystemMessage,
     TextBlock,
-    TokenCount,
+    Url,
+    VideoBlock,
+)
+from chatschema_models.conversation import (
+    Conversation,
+)
+from chatschema_models.message import (
+    AssistantMessage,
+    FinishReason,
+    Message,
+    MessageContent,
+    MessageId,
+    ParticipantName,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+)
+from chatschema_models.tool import (
+    AutoToolChoice,
+    InvalidToolCall,
+    NamedToolChoice,
+    NoneToolChoice,
+    RequiredToolChoice,
     ToolCall,
     ToolCallChunk,
     ToolCallId,
     ToolChoice,
     ToolDefinition,
-    ToolMessage,
     ToolName,
-    Url,
+)
+from chatschema_models.usage import (
+    InputTokenDetails,
+    OutputTokenDetails,
+    TokenCount,
     Usage,
-    UserMessage,
-    VideoBlock,
 )
 
 from chatschema.builders import assistant, image, system, text, tool_call, tool_result, user

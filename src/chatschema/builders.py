@@ -13,16 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from chatschema_models import (
-    AssistantMessage,
-    ContentBlock,
-    ImageBlock,
-    SystemMessage,
-    TextBlock,
-    ToolCall,
-    ToolMessage,
-    UserMessage,
-)
+from chatschema_models.content import ContentBlock, ImageBlock, TextBlock
+from chatschema_models.message import AssistantMessage, SystemMessage, ToolMessage, UserMessage
+from chatschema_models.tool import ToolCall
 
 __all__ = ["assistant", "image", "system", "text", "tool_call", "tool_result", "user"]
 

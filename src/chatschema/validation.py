@@ -23,10 +23,12 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
-import chatschema_models as models
 import pydantic
+from chatschema_models.conversation import Conversation
+from chatschema_models.message import Message
 from pydantic import BaseModel, TypeAdapter
 
+from chatschema._models import MODELS
 from chatschema.errors import Problem, SchemaValidationError, ValidationError, json_pointer
 
 if TYPE_CHECKING:
@@ -75,7 +77,7 @@ def _type_refs() -> dict[str, str]:
     return refs
 
 
-TYPE_NAMES: frozenset[str] = frozenset(models.__all__)
+TYPE_NAMES: frozenset[str] = frozenset(MODELS)
 """Names accepted as ``type`` by :func:`validate` and :func:`parse`."""
 
 
@@ -266,12 +268,12 @@ def is_valid(instance: Any, type: str = "Message") -> bool:
 
 @cache
 def _adapter(type: str) -> TypeAdapter[Any]:
-    return TypeAdapter(getattr(models, type))
+    return TypeAdapter(MODELS[type])
 
 
 @cache
 def _list_adapter(type: str) -> TypeAdapter[Any]:
-    item: Any = getattr(models, type)
+    item: Any = MODELS[type]
     return TypeAdapter(list[item])
 
 
@@ -362,7 +364,7 @@ class _Walk:
         for pointer, (node, type_name) in self.checked.items():
             if not isinstance(node, Mapping):
                 continue
-            model = getattr(models, type_name, None)
+            model = MODELS.get(type_name)
             tag = getattr(model, "__cs_tag__", None)
             if tag is not None and tag not in node:
                 yield Problem(f"{pointer}/{tag}", "required", f"{tag!r} is required")
@@ -380,8 +382,7 @@ class _Walk:
 def _variants() -> dict[str, str]:
     """Tag -> class name of the union members that have late rules (the data blocks)."""
     variants = {}
-    for name in models.__all__:
-        model = getattr(models, name)
+    for name, model in MODELS.items():
         if getattr(model, "__cs_sources__", ()):
             variants[model.__cs_tag_value__] = name
     return variants
@@ -483,31 +484,31 @@ def parse(data: JSONInput, type: Any = "Message") -> Any:
     return _run(_adapter(type), data, type)
 
 
-def parse_message(data: JSONInput) -> models.Message:
+def parse_message(data: JSONInput) -> Message:
     """Parse one message (any role) from JSON text or a dict.
 
     Raises:
         ValidationError: listing every problem with its JSON pointer and keyword.
     """
-    return cast(models.Message, _run(_adapter("Message"), data, "Message"))
+    return cast(Message, _run(_adapter("Message"), data, "Message"))
 
 
-def parse_messages(data: JSONInput) -> list[models.Message]:
+def parse_messages(data: JSONInput) -> list[Message]:
     """Parse a JSON array of messages (any roles).
 
     Raises:
         ValidationError: listing every problem with its JSON pointer and keyword.
     """
-    return cast(list[models.Message], _run(_list_adapter("Message"), data, "list of messages"))
+    return cast(list[Message], _run(_list_adapter("Message"), data, "list of messages"))
 
 
-def parse_conversation(data: JSONInput) -> models.Conversation:
+def parse_conversation(data: JSONInput) -> Conversation:
     """Parse a conversation (messages, tools, tool choice) from JSON text or a dict.
 
     Raises:
         ValidationError: listing every problem with its JSON pointer and keyword.
     """
-    return cast(models.Conversation, _run(_adapter("Conversation"), data, "Conversation"))
+    return cast(Conversation, _run(_adapter("Conversation"), data, "Conversation"))
 
 
 def to_dict(model: BaseModel) -> dict[str, Any]:

@@ -80,3 +80,6 @@ class AssistantMessageChunk(TaggedModel):
     """
     Application data, never sent to a model.
     """
+
+
+__all__ = ["AssistantMessageChunk"]

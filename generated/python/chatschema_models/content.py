@@ -671,3 +671,28 @@ ContentBlock = TypeAliasType(
 """
 One block of message content, told apart by `type`.
 """
+
+__all__ = [
+    "Annotation",
+    "AudioBlock",
+    "Base64Data",
+    "BlockId",
+    "BlockIndex",
+    "CacheControl",
+    "Citation",
+    "ContentBlock",
+    "FileBlock",
+    "FileId",
+    "ImageBlock",
+    "MimeType",
+    "NonStandardAnnotation",
+    "NonStandardBlock",
+    "PlainTextBlock",
+    "ReasoningBlock",
+    "RefusalBlock",
+    "ServerToolCallBlock",
+    "ServerToolResultBlock",
+    "TextBlock",
+    "Url",
+    "VideoBlock",
+]

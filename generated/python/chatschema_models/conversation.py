@@ -39,3 +39,6 @@ class Conversation(WireModel):
     """
     Application data about the conversation. Never sent to a model.
     """
+
+
+__all__ = ["Conversation"]

@@ -229,3 +229,15 @@ Message = TypeAliasType(
 """
 One message of a conversation, told apart by `role`.
 """
+
+__all__ = [
+    "AssistantMessage",
+    "FinishReason",
+    "Message",
+    "MessageContent",
+    "MessageId",
+    "ParticipantName",
+    "SystemMessage",
+    "ToolMessage",
+    "UserMessage",
+]

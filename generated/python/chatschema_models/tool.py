@@ -228,3 +228,17 @@ ToolName = TypeAliasType(
 """
 Name of a tool as the model calls it.
 """
+
+__all__ = [
+    "AutoToolChoice",
+    "InvalidToolCall",
+    "NamedToolChoice",
+    "NoneToolChoice",
+    "RequiredToolChoice",
+    "ToolCall",
+    "ToolCallChunk",
+    "ToolCallId",
+    "ToolChoice",
+    "ToolDefinition",
+    "ToolName",
+]

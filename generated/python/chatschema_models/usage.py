@@ -88,3 +88,6 @@ class Usage(WireModel):
     """
     Breakdown of the output tokens.
     """
+
+
+__all__ = ["InputTokenDetails", "OutputTokenDetails", "TokenCount", "Usage"]
