@@ -140,3 +140,16 @@ def test_every_generated_name_is_public() -> None:
     for name in chatschema_models.__all__:
         assert getattr(chatschema, name) is getattr(chatschema_models, name)
         assert name in chatschema.__all__
+
+
+def test_repr_hides_opaque_data_and_shortens_base64() -> None:
+    block = chatschema.ReasoningBlock(
+        text="thinking", signature="SECRET-SIGNATURE", encrypted_content="SECRET-BLOB"
+    )
+    shown = repr(block)
+    assert "SECRET" not in shown and "<opaque, 16 characters>" in shown
+    assert "thinking" in shown and "None" not in shown
+    image = ImageBlock(base64="A" * 10_000, mime_type="image/png")
+    assert len(repr(image)) < 200 and "(10000 characters)" in repr(image)
+    message = chatschema.assistant([block])
+    assert "SECRET" not in repr(message) and "SECRET" not in str(message)

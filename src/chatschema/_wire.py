@@ -10,6 +10,7 @@ Nothing here may import the generated models: they import this module.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -47,14 +48,29 @@ else:
 
 
 _TAG_FIELDS = ("type", "role")
+_OPAQUE_FIELDS = frozenset({"signature", "encrypted_content"})
+_SHORTENED_FIELDS = frozenset({"base64"})
+_SHOWN_CHARACTERS = 24
+
+
+class _Elided:
+    """Stands in for an opaque or long value in a repr."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
 
 
 class WireModel(BaseModel):
     """Base of every generated model.
 
     Models are strict: no coercion between JSON types (``"1"`` is not an integer),
-    as in the schema. Constructors fill in the tag (``type`` of a block, ``role`` of
-    a message) when it is not given, so it counts as set and
+    as in the schema. Their repr leaves absent fields out, never shows opaque data
+    (``signature``, ``encrypted_content``) and shortens base64 data. Constructors
+    fill in the tag (``type`` of a block, ``role`` of a message) when it is not
+    given, so it counts as set and
     ``model_dump(exclude_unset=True)`` - the canonical, lossless dump - keeps it.
     Parsing does not go through ``__init__`` and pays nothing for this.
     """
@@ -73,6 +89,22 @@ class WireModel(BaseModel):
             if get_origin(annotation) is Literal and len(get_args(annotation)) == 1:
                 cls.__cs_tag__, cls.__cs_tag_value__ = name, get_args(annotation)[0]
                 break
+
+    def __repr_args__(self) -> Iterator[tuple[str | None, Any]]:
+        """Absent fields left out; opaque data never shown; base64 shortened."""
+        fields_set = self.__pydantic_fields_set__
+        for name, value in super().__repr_args__():
+            if value is None and name not in fields_set:
+                continue
+            if name in _OPAQUE_FIELDS and isinstance(value, str):
+                value = _Elided(f"<opaque, {len(value)} characters>")
+            elif (
+                name in _SHORTENED_FIELDS
+                and isinstance(value, str)
+                and len(value) > _SHOWN_CHARACTERS
+            ):
+                value = _Elided(f"'{value[:_SHOWN_CHARACTERS]}...' ({len(value)} characters)")
+            yield name, value
 
     def __init__(self, /, **data: Any) -> None:
         tag = self.__cs_tag__
