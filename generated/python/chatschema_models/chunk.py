@@ -80,6 +80,10 @@ class AssistantMessageChunk(TaggedModel):
     """
     Application data, never sent to a model.
     """
+    extras: Omittable[dict[str, Any]] = None
+    """
+    Provider-specific data about the message, namespaced by provider.
+    """
 
 
 __all__ = ["AssistantMessageChunk"]

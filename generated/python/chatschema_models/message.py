@@ -78,6 +78,10 @@ class AssistantMessage(MessageBase):
     """
     Application data, never sent to a model.
     """
+    extras: Omittable[dict[str, Any]] = None
+    """
+    Provider-specific data about the message that the neutral model has no field for, namespaced by provider (`{"openai_responses": {"status": "completed"}}`). Kept and passed back to that provider.
+    """
 
 
 FinishReason = TypeAliasType(
@@ -145,6 +149,10 @@ class SystemMessage(MessageBase):
     """
     Application data, never sent to a model.
     """
+    extras: Omittable[dict[str, Any]] = None
+    """
+    Provider-specific data about the message that the neutral model has no field for, namespaced by provider (`{"openai_responses": {"status": "completed"}}`). Kept and passed back to that provider.
+    """
 
 
 class ToolMessage(MessageBase):
@@ -187,6 +195,10 @@ class ToolMessage(MessageBase):
     """
     Application data, never sent to a model.
     """
+    extras: Omittable[dict[str, Any]] = None
+    """
+    Provider-specific data about the message that the neutral model has no field for, namespaced by provider (`{"openai_responses": {"status": "completed"}}`). Kept and passed back to that provider.
+    """
 
 
 class UserMessage(MessageBase):
@@ -216,6 +228,10 @@ class UserMessage(MessageBase):
     metadata: Omittable[dict[str, Any]] = None
     """
     Application data, never sent to a model.
+    """
+    extras: Omittable[dict[str, Any]] = None
+    """
+    Provider-specific data about the message that the neutral model has no field for, namespaced by provider (`{"openai_responses": {"status": "completed"}}`). Kept and passed back to that provider.
     """
 
 
