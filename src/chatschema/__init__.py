@@ -78,6 +78,7 @@ from chatschema.errors import (
     UnsupportedContentError,
     ValidationError,
 )
+from chatschema.providers import check, convert
 from chatschema.validation import (
     TYPE_NAMES,
     is_valid,
@@ -149,6 +150,8 @@ __all__ = [
     "ValidationError",
     "VideoBlock",
     "assistant",
+    "check",
+    "convert",
     "image",
     "is_valid",
     "parse",

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 __all__ = [
     "ChatSchemaError",
     "ConversionError",
+    "OptionError",
     "Problem",
     "SchemaValidationError",
     "UnsupportedContentError",
@@ -77,6 +78,7 @@ class ConversionError(ChatSchemaError, ValueError):
         provider: the wire format (``openai_chat``, ``anthropic`` ...).
         message_index: index of the message concerned, when there is one.
         block_index: index of the content block concerned, when there is one.
+        problems: every structural problem, when a check found several.
     """
 
     def __init__(
@@ -86,18 +88,28 @@ class ConversionError(ChatSchemaError, ValueError):
         provider: str,
         message_index: int | None = None,
         block_index: int | None = None,
+        problems: Sequence[Problem] = (),
     ) -> None:
         self.reason = reason
         self.provider = provider
         self.message_index = message_index
         self.block_index = block_index
+        self.problems: tuple[Problem, ...] = tuple(problems)
         where = [provider]
         if message_index is not None:
             where.append(f"message {message_index}")
         if block_index is not None:
             where.append(f"block {block_index}")
-        super().__init__(f"{', '.join(where)}: {reason}")
+        lines = [f"{', '.join(where)}: {reason}"]
+        lines += [f"  {problem}" for problem in self.problems[:50]]
+        if len(self.problems) > 50:
+            lines.append(f"  ... and {len(self.problems) - 50} more")
+        super().__init__("\n".join(lines))
 
 
 class UnsupportedContentError(ConversionError):
     """The target format cannot carry this content (and the policy is ``"error"``)."""
+
+
+class OptionError(ChatSchemaError, ValueError):
+    """An unknown option, or an option with a value it does not take."""

@@ -1,0 +1,81 @@
+"""Provider codecs: the neutral model to and from each wire format.
+
+One module per format, each with the same verbs (``encode``, ``decode_messages``,
+``decode_conversation``, ``decode_response``, ``check``; streaming adds
+``decode_stream``):
+
+- :mod:`chatschema.providers.openai_chat`: OpenAI Chat Completions
+- :mod:`chatschema.providers.openai_responses`: OpenAI Responses
+- :mod:`chatschema.providers.anthropic`: Anthropic Messages
+- :mod:`chatschema.providers.gemini`: Gemini ``generateContent``
+
+Modules are imported on first use, so ``import chatschema`` stays light.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Any, Literal, cast
+
+from chatschema_models.conversation import Conversation
+
+from chatschema.errors import OptionError, Problem
+from chatschema.validation import to_dict
+
+__all__ = ["PROVIDERS", "check", "convert", "get_codec"]
+
+PROVIDERS = ("openai_chat", "openai_responses", "anthropic", "gemini")
+"""The wire formats, by the name of their codec module."""
+
+
+def get_codec(name: str) -> ModuleType:
+    """The codec module of a wire format (imported on first use).
+
+    Raises:
+        OptionError: for an unknown format name.
+    """
+    if name not in PROVIDERS:
+        raise OptionError(f"unknown provider format {name!r}; expected one of {PROVIDERS}")
+    return importlib.import_module(f"chatschema.providers.{name}")
+
+
+def check(messages: Any, target: str, **options: Any) -> list[Problem]:
+    """Every structural problem that would make ``target`` reject the messages.
+
+    Unanswered tool calls, orphan tool results, ordering rules of the format, images
+    without vision, known size limits. ``encode`` runs the same check and raises
+    with all of them. ``messages`` is anything ``encode`` accepts.
+    """
+    return cast(list[Problem], get_codec(target).check(messages, **options))
+
+
+def convert(
+    payload: Any,
+    *,
+    source: str,
+    target: str | Literal["neutral"],
+    **options: Any,
+) -> Any:
+    """Convert a request history from one format to another.
+
+    Args:
+        payload: a history in the ``source`` format (what that codec's ``encode``
+            returns, or a bare message list); for ``source="neutral"``, a
+            conversation or messages.
+        source: ``"neutral"`` or a provider format name.
+        target: ``"neutral"`` (returns a conversation as a dict) or a provider format.
+        **options: ``encode`` options for the target.
+    """
+    if source == "neutral":
+        from chatschema.providers._common import to_conversation
+
+        conversation = to_conversation(payload)
+    else:
+        conversation = get_codec(source).decode_conversation(payload)
+    if target == "neutral":
+        if options:
+            raise OptionError("encode options make no sense for target='neutral'")
+        assert isinstance(conversation, Conversation)
+        return to_dict(conversation)
+    return get_codec(target).encode(conversation, **options)

@@ -1,0 +1,391 @@
+"""What every provider codec shares.
+
+Options, input coercion, the unsupported-content policy, structural checks,
+tool-argument text, data URLs and extras. A codec module (``openai_chat``,
+``openai_responses``, ``anthropic``, ``gemini``) offers the same verbs, built on
+these pieces:
+
+- ``encode(messages_or_conversation, **options) -> dict``
+- ``decode_conversation(payload) -> Conversation`` and ``decode_messages(payload)``
+- ``decode_response(payload) -> AssistantMessage``
+- ``check(messages_or_conversation, **options) -> list[Problem]``
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any, Literal, TypedDict, cast, get_args
+
+from chatschema_models.content import ContentBlock, TextBlock
+from chatschema_models.conversation import Conversation
+from chatschema_models.message import AssistantMessage, Message, ToolMessage
+from chatschema_models.tool import ToolCall, ToolDefinition
+from pydantic import BaseModel
+
+from chatschema.errors import ConversionError, OptionError, Problem, UnsupportedContentError
+from chatschema.validation import parse
+
+__all__ = [
+    "PROVIDERS",
+    "ContentFormat",
+    "EncodeOptions",
+    "Options",
+    "ProviderName",
+    "arguments_text",
+    "as_json",
+    "content_blocks",
+    "data_url",
+    "extras_of",
+    "joined_text",
+    "parse_arguments",
+    "parse_data_url",
+    "pointer",
+    "set_extras",
+    "to_conversation",
+    "tool_pairing_problems",
+    "tool_call_as_text",
+    "tool_result_as_text",
+    "tools_as_text",
+]
+
+ProviderName = Literal["openai_chat", "openai_responses", "anthropic", "gemini"]
+PROVIDERS: tuple[ProviderName, ...] = get_args(ProviderName)
+
+ContentFormat = Literal["auto", "string", "parts"]
+ReasoningPolicy = Literal["replay", "text", "drop"]
+UnsupportedPolicy = Literal["error", "drop", "placeholder"]
+SystemRole = Literal["system", "developer"]
+
+
+class EncodeOptions(TypedDict, total=False):
+    """Keyword options of every codec's ``encode`` (and ``check``).
+
+    Each means the same in every codec; a codec for which one makes no sense
+    ignores it (``system_role`` outside OpenAI, ``reasoning_content`` outside
+    Chat Completions).
+    """
+
+    content_format: ContentFormat
+    """``"auto"`` (default): the provider's natural form; ``"string"``: message
+    content as one string, text parts joined by a newline (for servers that only
+    take strings; non-text content then falls under ``unsupported``); ``"parts"``:
+    always a list of parts."""
+    vision: bool
+    """Whether the model takes images (default ``True``). Without vision, images are
+    unsupported content."""
+    prompt_cache: bool
+    """Whether blocks' ``cache_control`` becomes the provider's cache markers
+    (default ``True``)."""
+    native_tools: bool
+    """Native function calling (default ``True``). ``False`` renders tool calls,
+    tool results and tool definitions as text, for models without tool support."""
+    reasoning: ReasoningPolicy
+    """Reasoning blocks: ``"replay"`` (default) sends back what this provider
+    produced, unchanged, and leaves out other providers' reasoning, which the
+    provider cannot verify; ``"text"`` also renders other providers' reasoning text
+    as text; ``"drop"`` sends no reasoning."""
+    system_role: SystemRole
+    """OpenAI: the role of instructions, ``"system"`` (default) or ``"developer"``."""
+    reasoning_content: bool
+    """OpenAI Chat Completions: send reasoning text as ``reasoning_content`` on
+    assistant messages, for OpenAI-compatible servers that want it back (default
+    ``False``)."""
+    unsupported: UnsupportedPolicy
+    """Content the format cannot carry: ``"error"`` (default) raises
+    :class:`~chatschema.UnsupportedContentError` naming message and block;
+    ``"drop"`` leaves it out; ``"placeholder"`` puts a short text in its place."""
+    check: bool
+    """Run :func:`check` first and raise with every structural problem (default
+    ``True``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """The resolved options of one ``encode`` call (see :class:`EncodeOptions`)."""
+
+    provider: ProviderName
+    content_format: ContentFormat = "auto"
+    vision: bool = True
+    prompt_cache: bool = True
+    native_tools: bool = True
+    reasoning: ReasoningPolicy = "replay"
+    system_role: SystemRole = "system"
+    reasoning_content: bool = False
+    unsupported: UnsupportedPolicy = "error"
+    check: bool = True
+
+    @classmethod
+    def resolve(cls, provider: ProviderName, options: Mapping[str, Any]) -> Options:
+        """Validate keyword options; unknown names and bad values raise OptionError."""
+        known = {field.name: field for field in fields(cls) if field.name != "provider"}
+        for name, value in options.items():
+            if name not in known:
+                raise OptionError(
+                    f"unknown option {name!r} for {provider}; options: {', '.join(known)}"
+                )
+            allowed = _CHOICES.get(name)
+            if allowed is not None and value not in allowed:
+                raise OptionError(f"option {name}={value!r}: expected one of {allowed}")
+            if allowed is None and not isinstance(value, bool):
+                raise OptionError(f"option {name}={value!r}: expected True or False")
+        return cls(provider=provider, **options)
+
+    def unsupported_content(
+        self, what: str, *, message_index: int, block_index: int | None = None
+    ) -> str | None:
+        """Apply the unsupported-content policy.
+
+        Returns:
+            The placeholder text under ``"placeholder"``, None under ``"drop"``.
+
+        Raises:
+            UnsupportedContentError: under ``"error"``.
+        """
+        if self.unsupported == "error":
+            raise UnsupportedContentError(
+                f"{what} cannot be sent to {self.provider} "
+                "(options: unsupported='drop' or 'placeholder')",
+                provider=self.provider,
+                message_index=message_index,
+                block_index=block_index,
+            )
+        if self.unsupported == "placeholder":
+            return f"[{what} omitted: not supported by {self.provider}]"
+        return None
+
+    def replays(self, block_provider: str | None) -> bool:
+        """Whether a reasoning block produced by ``block_provider`` is sent back."""
+        return self.reasoning != "drop" and block_provider == self.provider
+
+
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "content_format": get_args(ContentFormat),
+    "reasoning": get_args(ReasoningPolicy),
+    "system_role": get_args(SystemRole),
+    "unsupported": get_args(UnsupportedPolicy),
+}
+
+# ---------------------------------------------------------------------------- input
+
+
+def to_conversation(value: Any) -> Conversation:
+    """Accept a Conversation, a sequence of messages, or their JSON-like dicts.
+
+    Dicts are validated first; models pass through.
+
+    Raises:
+        ValidationError: for input that is not a conversation or a list of messages.
+    """
+    if isinstance(value, Conversation):
+        return value
+    if isinstance(value, BaseModel):  # a single message
+        return cast(Conversation, parse({"messages": [value]}, "Conversation"))
+    if isinstance(value, (Mapping, str, bytes, bytearray)):
+        return cast(Conversation, parse(value, "Conversation"))
+    if isinstance(value, Iterable):
+        return cast(Conversation, parse({"messages": list(value)}, "Conversation"))
+    return cast(Conversation, parse(value, "Conversation"))  # reports the type problem
+
+
+def as_json(payload: Any) -> Any:
+    """Official SDK objects (pydantic models) to plain JSON data; JSON passes through."""
+    if isinstance(payload, BaseModel):
+        return payload.model_dump(mode="json", exclude_none=True)
+    if isinstance(payload, (str, bytes, bytearray)):
+        try:
+            return json.loads(payload)
+        except ValueError as error:
+            raise ConversionError(f"not valid JSON: {error}", provider="input") from None
+    return payload
+
+
+def pointer(message_index: int, *rest: str | int) -> str:
+    """JSON pointer into a conversation: ``/messages/3/content/1``."""
+    return "/messages/" + "/".join(str(part) for part in (message_index, *rest))
+
+
+# -------------------------------------------------------------------------- content
+
+
+def content_blocks(content: str | Sequence[ContentBlock]) -> list[ContentBlock]:
+    """A message's content as blocks (a string is one text block, ``""`` none)."""
+    if isinstance(content, str):
+        return [TextBlock(text=content)] if content else []
+    return list(content)
+
+
+def joined_text(content: str | Sequence[ContentBlock]) -> str:
+    """The text blocks of a content, joined by newlines."""
+    if isinstance(content, str):
+        return content
+    return "\n".join(block.text for block in content if block.type == "text")
+
+
+_DATA_URL = re.compile(r"data:(?P<mime>[^;,]+)(?P<params>(?:;[^;,]+)*?);base64,(?P<data>.*)", re.S)
+
+
+def data_url(mime_type: str, base64: str) -> str:
+    """``data:<mime>;base64,<data>``."""
+    return f"data:{mime_type};base64,{base64}"
+
+
+def parse_data_url(url: str) -> tuple[str, str] | None:
+    """``(mime_type, base64)`` of a base64 data URL, else None."""
+    if not url.startswith("data:"):
+        return None
+    match = _DATA_URL.fullmatch(url)
+    if match is None:
+        return None
+    return match["mime"] + match["params"], match["data"]
+
+
+def extras_of(model: Any, provider: str) -> dict[str, Any]:
+    """The part of a model's ``extras`` that belongs to ``provider`` (empty if none)."""
+    extras = getattr(model, "extras", None)
+    if not extras:
+        return {}
+    value = extras.get(provider)
+    return value if isinstance(value, dict) else {}
+
+
+def set_extras(fields_: dict[str, Any], provider: str, data: Mapping[str, Any]) -> None:
+    """Put provider data under ``extras[provider]`` of a model's keyword arguments."""
+    if data:
+        fields_.setdefault("extras", {})[provider] = dict(data)
+
+
+# ------------------------------------------------------------------------ arguments
+
+
+def arguments_text(call: ToolCall, provider: str) -> str:
+    """The JSON text of a call's arguments for a provider that takes strings.
+
+    The exact text the provider sent is kept in ``extras[provider]["arguments"]``
+    by the decoders and reused when it still says the same as ``arguments`` (prompt
+    caches depend on the exact bytes); otherwise the arguments are serialized.
+    """
+    raw = extras_of(call, provider).get("arguments")
+    if isinstance(raw, str):
+        try:
+            if json.loads(raw) == call.arguments:
+                return raw
+        except ValueError:
+            pass
+    return json.dumps(call.arguments, ensure_ascii=False)
+
+
+def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
+    """Parse a tool call's argument text: ``(object, None)`` or ``(None, error)``.
+
+    An empty string means no arguments (``{}``), as providers stream it.
+    """
+    if raw.strip() == "":
+        return {}, None
+    try:
+        value = json.loads(raw)
+    except ValueError as error:
+        return None, f"arguments are not valid JSON: {error}"
+    if not isinstance(value, dict):
+        return None, f"arguments must be a JSON object, not {type(value).__name__}"
+    return value, None
+
+
+# --------------------------------------------------------------- tools as plain text
+
+
+def tool_call_as_text(call: ToolCall) -> str:
+    """A tool call written out, for models without native function calling."""
+    arguments = json.dumps(call.arguments, ensure_ascii=False)
+    return f'<tool_call id="{call.id}" name="{call.name}">{arguments}</tool_call>'
+
+
+def tool_result_as_text(message: ToolMessage, text: str) -> str:
+    """A tool result written out, for models without native function calling."""
+    name = f' name="{message.name}"' if message.name else ""
+    return (
+        f'<tool_result id="{message.tool_call_id}"{name} status="{message.status}">'
+        f"{text}</tool_result>"
+    )
+
+
+def tools_as_text(tools: Sequence[ToolDefinition]) -> str:
+    """Tool definitions written out, to go with the instructions."""
+    lines = [
+        "You can call these tools. To call one, answer with "
+        '<tool_call id="<unique id>" name="<tool name>"><JSON arguments></tool_call>.'
+    ]
+    for tool in tools:
+        schema = json.dumps(tool.parameters, ensure_ascii=False)
+        description = f": {tool.description}" if tool.description else ""
+        lines.append(f"- {tool.name}{description}\n  parameters: {schema}")
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ structural checks
+
+
+def tool_pairing_problems(
+    messages: Sequence[Message], *, adjacent: bool, provider: str
+) -> list[Problem]:
+    """Tool calls and results that do not pair up.
+
+    Every tool result must answer a call of an earlier assistant message that no
+    result has answered yet; every call must be answered. With ``adjacent``, the
+    results must come right after the assistant message, before any other message
+    (OpenAI Chat Completions, Anthropic).
+    """
+    problems: list[Problem] = []
+    pending: dict[str, tuple[int, int]] = {}  # call id -> (message, call index)
+    answered: set[str] = set()
+
+    def unanswered(before: int) -> None:
+        for call_id, (index, position) in pending.items():
+            problems.append(
+                Problem(
+                    pointer(index, "tool_calls", position, "id"),
+                    "unanswered_tool_call",
+                    f"tool call {call_id!r} has no tool result"
+                    + (f" before message {before}" if before >= 0 else "")
+                    + f" ({provider} requires one)",
+                )
+            )
+        pending.clear()
+
+    for index, message in enumerate(messages):
+        if isinstance(message, ToolMessage):
+            call_id = message.tool_call_id
+            if call_id in pending:
+                pending.pop(call_id)
+                answered.add(call_id)
+            else:
+                reason = (
+                    "answers a call that was already answered"
+                    if call_id in answered
+                    else ("answers no earlier tool call")
+                )
+                problems.append(
+                    Problem(
+                        pointer(index, "tool_call_id"),
+                        "orphan_tool_result",
+                        f"tool result for {call_id!r} {reason}",
+                    )
+                )
+            continue
+        if adjacent or isinstance(message, AssistantMessage):
+            unanswered(index)
+        if isinstance(message, AssistantMessage):
+            for position, call in enumerate(message.tool_calls):
+                if call.id in pending or call.id in answered:
+                    problems.append(
+                        Problem(
+                            pointer(index, "tool_calls", position, "id"),
+                            "duplicate_tool_call_id",
+                            f"tool call id {call.id!r} is used twice",
+                        )
+                    )
+                pending[call.id] = (index, position)
+    unanswered(-1)
+    return problems
