@@ -57,7 +57,7 @@ def base_class_map(schemas: dict[str, dict[str, Any]]) -> dict[str, str]:
 
     Data blocks check their sources; messages share ``MessageBase``; tagged objects
     that no union dispatches on (``CacheControl``, ``AssistantMessageChunk``) check
-    their own tag.
+    their own tag, and chunks add up (``ChunkBase``).
     """
     definitions = {}
     members = set()
@@ -77,6 +77,7 @@ def base_class_map(schemas: dict[str, dict[str, Any]]) -> dict[str, str]:
             "const" in definition.get("properties", {}).get(tag, {}) for tag in ("type", "role")
         )
     }
+    mapping["AssistantMessageChunk"] = "chatschema._wire.ChunkBase"
     mapping.update({name: "chatschema._wire.SourcedBlock" for name in SOURCED_BLOCKS})
     mapping.update({name: "chatschema._wire.MessageBase" for name in MESSAGES})
     return dict(sorted(mapping.items()))

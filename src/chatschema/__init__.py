@@ -79,6 +79,7 @@ from chatschema.errors import (
     ValidationError,
 )
 from chatschema.providers import check, convert
+from chatschema.streaming import ChunkAccumulator, merge_chunks
 from chatschema.validation import (
     TYPE_NAMES,
     is_valid,
@@ -104,6 +105,7 @@ __all__ = [
     "BlockIndex",
     "CacheControl",
     "ChatSchemaError",
+    "ChunkAccumulator",
     "Citation",
     "ContentBlock",
     "Conversation",
@@ -154,6 +156,7 @@ __all__ = [
     "convert",
     "image",
     "is_valid",
+    "merge_chunks",
     "parse",
     "parse_conversation",
     "parse_message",

@@ -24,10 +24,13 @@ from typing import (
 )
 
 from pydantic import BaseModel, ConfigDict, model_validator
+
+if TYPE_CHECKING:
+    from chatschema_models.message import AssistantMessage
 from pydantic_core import PydanticCustomError
 from typing_extensions import Self
 
-__all__ = ["MessageBase", "Omittable", "SourcedBlock", "TaggedModel", "WireModel"]
+__all__ = ["ChunkBase", "MessageBase", "Omittable", "SourcedBlock", "TaggedModel", "WireModel"]
 
 _T = TypeVar("_T")
 
@@ -166,6 +169,40 @@ class SourcedBlock(WireModel):
                 {"property": "mime_type"},
             )
         return self
+
+
+class ChunkBase(TaggedModel):
+    """Base of ``AssistantMessageChunk``: chunks add up with ``+``.
+
+    ``total = total + chunk`` costs time proportional to ``chunk`` only: sums share
+    one :class:`chatschema.ChunkAccumulator` (see :mod:`chatschema.streaming`).
+    """
+
+    def __add__(self, other: object) -> Self:
+        if isinstance(other, ChunkBase):
+            result: Self = (_STREAMING or _streaming()).add_chunks(self, other)
+            return result
+        return NotImplemented
+
+    def to_message(self) -> AssistantMessage:
+        """The finished message: tool-call arguments parsed, once, strictly."""
+        accumulator = _streaming().ChunkAccumulator()
+        accumulator.add(self)
+        message: AssistantMessage = accumulator.to_message()
+        return message
+
+
+def _streaming() -> Any:
+    """``chatschema.streaming``, imported on first use (it imports the models)."""
+    global _STREAMING
+    if _STREAMING is None:
+        import chatschema.streaming as module
+
+        _STREAMING = module
+    return _STREAMING
+
+
+_STREAMING: Any = None
 
 
 class MessageBase(WireModel):

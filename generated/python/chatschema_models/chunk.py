@@ -6,13 +6,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from chatschema._wire import Omittable, TaggedModel
+from chatschema._wire import ChunkBase, Omittable
 
 from . import message, tool
 from . import usage as usage_1
 
 
-class AssistantMessageChunk(TaggedModel):
+class AssistantMessageChunk(ChunkBase):
     """
     A piece of a streamed assistant reply. Chunks are merged in order into one `AssistantMessage`: content blocks by `index` and `type`, tool-call fragments by `index`.
     """

@@ -1,0 +1,563 @@
+"""Assembling streamed replies: ``chunk + chunk``, :func:`merge_chunks`, :class:`ChunkAccumulator`.
+
+Everything here is linear in the bytes streamed: deltas are appended to per-block
+buffers and joined once; tool-call arguments stay raw text until the stream ends,
+when they are parsed once, strictly. Nothing copies the accumulated message per chunk.
+
+Merge policy, field by field:
+
+=========================== ==================================================
+field                       rule
+=========================== ==================================================
+``content`` (string)        appended
+content blocks              merged by (``index``, ``type``); a block without an
+                            ``index`` is a new block. ``text`` (and reasoning's
+                            ``signature`` and ``encrypted_content``) appended;
+                            ``annotations`` and ``summary`` extended; ``extras``
+                            deep-merged; any other field: the first value wins
+``tool_call_chunks``        merged by ``index``: ``id`` and ``name`` from the
+                            first fragment that has them, ``arguments`` appended
+                            as raw text, ``extras`` deep-merged
+``usage``                   ``usage_mode="delta"``: added up;
+                            ``"cumulative"``: replaces what came before
+``id``, ``response_id``,    the first value wins (never concatenated)
+``model``, ``provider``,
+``name``
+``finish_reason``,          the last value wins
+``raw_finish_reason``
+``response_metadata``,      deep-merged, later values win
+``metadata``, ``extras``
+``chunk_position``          ``"last"`` once any chunk is last
+=========================== ==================================================
+
+When the message is finished (:meth:`ChunkAccumulator.to_message`), tool-call
+arguments are parsed strictly: an object becomes a :class:`ToolCall`, anything else an
+:class:`InvalidToolCall` with the raw text and the parse error. Block ``index`` values
+locate deltas in a stream and are dropped from the finished message; tool calls keep
+theirs (their position among the provider's output).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any, cast
+
+from chatschema_models.chunk import AssistantMessageChunk
+from chatschema_models.content import TextBlock
+from chatschema_models.message import AssistantMessage
+from chatschema_models.tool import InvalidToolCall, ToolCall, ToolCallChunk
+from chatschema_models.usage import InputTokenDetails, OutputTokenDetails, Usage
+
+from chatschema._partial_json import PartialJSON
+from chatschema.errors import Problem, ValidationError
+
+__all__ = ["ChunkAccumulator", "add_chunks", "merge_chunks"]
+
+# Block fields whose deltas are appended, by block type.
+_APPENDED = {
+    "text": ("text",),
+    "refusal": ("text",),
+    "reasoning": ("text", "signature", "encrypted_content"),
+    "text-plain": ("text",),
+}
+_EXTENDED = ("annotations", "summary")
+_FIRST_WINS = ("id", "response_id", "model", "provider", "name")
+_LAST_WINS = ("finish_reason", "raw_finish_reason")
+_MERGED = ("response_metadata", "metadata", "extras")
+_CONTENT, _FIRST, _LAST, _MERGE, _CALLS, _USAGE, _POSITION = range(7)
+_KINDS = {
+    "content": _CONTENT,
+    **dict.fromkeys(_FIRST_WINS, _FIRST),
+    **dict.fromkeys(_LAST_WINS, _LAST),
+    **dict.fromkeys(_MERGED, _MERGE),
+    "tool_call_chunks": _CALLS,
+    "usage": _USAGE,
+    "chunk_position": _POSITION,
+}
+
+
+def _deep_merge(into: dict[str, Any], update: Mapping[str, Any]) -> None:
+    for key, value in update.items():
+        current = into.get(key)
+        if isinstance(current, dict) and isinstance(value, Mapping):
+            _deep_merge(current, value)
+        else:
+            into[key] = _copy(value)
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {key: _copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copy(item) for item in value]
+    return value
+
+
+class _Block:
+    """One content block being assembled."""
+
+    __slots__ = ("appended", "extended", "extras", "fields", "index", "type")
+
+    def __init__(self, block: Any) -> None:
+        self.type: str = block.type
+        self.index: int | None = block.index
+        self.fields: dict[str, Any] = {}
+        self.appended: dict[str, list[str]] = {}
+        self.extended: dict[str, list[Any]] = {}
+        self.extras: dict[str, Any] = {}
+        self.add(block)
+
+    def add(self, block: Any) -> None:
+        appended = _APPENDED.get(self.type, ())
+        values = block.__dict__
+        for name in block.__pydantic_fields_set__:
+            value = values[name]
+            if value is None or name == "index":
+                continue
+            if name in appended:
+                self.appended.setdefault(name, []).append(value)
+            elif name in _EXTENDED:
+                self.extended.setdefault(name, []).extend(value)
+            elif name == "extras":
+                _deep_merge(self.extras, value)
+            elif name not in self.fields:
+                self.fields[name] = value
+
+    def build(self, *, keep_index: bool) -> Any:
+        data: dict[str, Any] = dict(self.fields)
+        if keep_index and self.index is not None:
+            data["index"] = self.index
+        for name, parts in self.appended.items():
+            data[name] = "".join(parts)
+        for name, items in self.extended.items():
+            data[name] = list(items)
+        if self.extras:
+            data["extras"] = _copy(self.extras)
+        from chatschema.validation import parse
+
+        return parse(data, _BLOCK_TYPES[self.type])
+
+
+_BLOCK_TYPES = {
+    "text": "TextBlock",
+    "refusal": "RefusalBlock",
+    "reasoning": "ReasoningBlock",
+    "image": "ImageBlock",
+    "audio": "AudioBlock",
+    "video": "VideoBlock",
+    "file": "FileBlock",
+    "text-plain": "PlainTextBlock",
+    "server_tool_call": "ServerToolCallBlock",
+    "server_tool_result": "ServerToolResultBlock",
+    "non_standard": "NonStandardBlock",
+}
+
+
+class _Call:
+    """One tool call being assembled from its fragments."""
+
+    __slots__ = ("extras", "fed", "id", "index", "name", "parser", "parts")
+
+    def __init__(self, index: int | None) -> None:
+        self.index = index
+        self.id: str | None = None
+        self.name: str | None = None
+        self.parts: list[str] = []
+        self.extras: dict[str, Any] = {}
+        self.parser: PartialJSON | None = None
+        self.fed = 0  # fragments given to the parser so far
+
+    def add(self, chunk: ToolCallChunk) -> None:
+        if self.id is None and chunk.id is not None:
+            self.id = chunk.id
+        if self.name is None and chunk.name:
+            self.name = chunk.name
+        if chunk.arguments:
+            self.parts.append(chunk.arguments)
+        if chunk.extras:
+            _deep_merge(self.extras, chunk.extras)
+
+    def raw(self) -> str:
+        return "".join(self.parts)
+
+    def chunk(self) -> ToolCallChunk:
+        data: dict[str, Any] = {}
+        for key, value in (("id", self.id), ("name", self.name), ("index", self.index)):
+            if value is not None:
+                data[key] = value
+        if self.parts:
+            data["arguments"] = self.raw()
+        if self.extras:
+            data["extras"] = _copy(self.extras)
+        return ToolCallChunk(**data)
+
+    def finish(self) -> ToolCall | InvalidToolCall:
+        raw = self.raw()
+        common: dict[str, Any] = {}
+        if self.index is not None:
+            common["index"] = self.index
+        if self.extras:
+            common["extras"] = _copy(self.extras)
+        error = None
+        arguments: Any = {}
+        if raw.strip():
+            try:
+                arguments = json.loads(raw)
+            except ValueError as exc:
+                error = f"arguments are not valid JSON: {exc}"
+            else:
+                if not isinstance(arguments, dict):
+                    error = f"arguments must be a JSON object, not {type(arguments).__name__}"
+        if error is None and not self.id:
+            error = "the tool call has no id"
+        if error is None and not self.name:
+            error = "the tool call has no name"
+        if error is not None:
+            fields: dict[str, Any] = {"arguments": raw, "error": error, **common}
+            if self.id:
+                fields["id"] = self.id
+            if self.name is not None:
+                fields["name"] = self.name
+            return InvalidToolCall(**fields)
+        assert self.id is not None and self.name is not None
+        return ToolCall(id=self.id, name=self.name, arguments=arguments, **common)
+
+    def partial(self) -> ToolCall:
+        if self.parser is None:
+            self.parser = PartialJSON()
+        for part in self.parts[self.fed :]:
+            self.parser.feed(part)
+        self.fed = len(self.parts)
+        value = self.parser.value()
+        arguments = value if isinstance(value, dict) else {}
+        fields: dict[str, Any] = {
+            "id": self.id or "",
+            "name": self.name or "",
+            "arguments": arguments,
+        }
+        if self.index is not None:
+            fields["index"] = self.index
+        return ToolCall.model_construct(**fields)
+
+
+def _add_usage(total: Usage | None, delta: Usage) -> Usage:
+    if total is None:
+        return delta
+
+    def details(a: Any, b: Any, model: Any) -> Any:
+        if a is None or b is None:
+            return a if b is None else b
+        left, right = a.model_dump(exclude_none=True), b.model_dump(exclude_none=True)
+        return model(**{k: left.get(k, 0) + right.get(k, 0) for k in {*left, *right}})
+
+    fields: dict[str, Any] = {
+        "input_tokens": total.input_tokens + delta.input_tokens,
+        "output_tokens": total.output_tokens + delta.output_tokens,
+        "total_tokens": total.total_tokens + delta.total_tokens,
+    }
+    inputs = details(total.input_token_details, delta.input_token_details, InputTokenDetails)
+    outputs = details(total.output_token_details, delta.output_token_details, OutputTokenDetails)
+    if inputs is not None:
+        fields["input_token_details"] = inputs
+    if outputs is not None:
+        fields["output_token_details"] = outputs
+    return Usage(**fields)
+
+
+class ChunkAccumulator:
+    """Assembles a streamed reply, one chunk at a time, in time linear in the stream.
+
+    ::
+
+        accumulator = ChunkAccumulator()
+        for chunk in openai_chat.decode_stream(events):
+            accumulator.add(chunk)
+            show(accumulator.partial_message())   # live view, arguments parsed so far
+        reply = accumulator.message               # tool-call arguments parsed strictly
+    """
+
+    __slots__ = (
+        "_blocks",
+        "_by_key",
+        "_calls",
+        "_calls_by_index",
+        "_chunks",
+        "_fields",
+        "_last",
+        "_merged",
+        "_string",
+        "_text_only",
+        "_usage",
+        "_usage_mode",
+    )
+
+    def __init__(self) -> None:
+        self._blocks: list[_Block] = []
+        self._by_key: dict[tuple[int, str], _Block] = {}
+        self._calls: list[_Call] = []
+        self._calls_by_index: dict[int, _Call] = {}
+        self._fields: dict[str, Any] = {}
+        self._merged: dict[str, dict[str, Any]] = {}
+        self._usage: Usage | None = None
+        self._usage_mode = "delta"  # of the last chunk that carried usage
+        self._last = False
+        self._text_only = True  # every content so far was a string
+        self._string: _Block | None = None  # the trailing block that string content extends
+        self._chunks: list[AssistantMessageChunk] = []
+
+    @property
+    def chunks(self) -> int:
+        """How many chunks were added."""
+        return len(self._chunks)
+
+    @property
+    def done(self) -> bool:
+        """Whether a chunk with ``chunk_position="last"`` arrived."""
+        return self._last
+
+    def add(self, chunk: AssistantMessageChunk) -> None:
+        """Merge one chunk (see the module's merge policy)."""
+        if not isinstance(chunk, AssistantMessageChunk):
+            problem = Problem("", "type", f"not an AssistantMessageChunk: {type(chunk).__name__}")
+            raise ValidationError([problem], type_name="AssistantMessageChunk")
+        self._chunks.append(chunk)
+        values = chunk.__dict__
+        # Only the fields the chunk sets: a text delta touches one or two.
+        for name in chunk.__pydantic_fields_set__:
+            kind = _KINDS.get(name)
+            if kind is None:
+                continue
+            value = values[name]
+            if kind == _CONTENT:
+                self._add_content(value)
+            elif kind == _FIRST:
+                if value is not None and name not in self._fields:
+                    self._fields[name] = value
+            elif kind == _LAST:
+                if value is not None:
+                    self._fields[name] = value
+            elif kind == _MERGE:
+                if value:
+                    _deep_merge(self._merged.setdefault(name, {}), value)
+            elif kind == _CALLS:
+                self._add_calls(value)
+            elif kind == _USAGE:
+                if value is not None:
+                    self._usage_mode = values["usage_mode"]
+                    if self._usage_mode == "cumulative":
+                        self._usage = value
+                    else:
+                        self._usage = _add_usage(self._usage, value)
+            elif value == "last":  # chunk_position
+                self._last = True
+
+    def _add_content(self, content: str | list[Any]) -> None:
+        if isinstance(content, str):
+            if content:
+                if self._string is None:
+                    self._string = _Block(TextBlock(text=content))
+                    self._blocks.append(self._string)
+                else:
+                    self._string.appended["text"].append(content)
+            return
+        self._text_only = False
+        for block in content:
+            index = block.index
+            if index is None:
+                self._blocks.append(_Block(block))
+                self._string = None
+                continue
+            key = (index, block.type)
+            state = self._by_key.get(key)
+            if state is None:
+                state = self._by_key[key] = _Block(block)
+                self._blocks.append(state)
+                self._string = None
+            else:
+                state.add(block)
+
+    def _add_calls(self, fragments: list[ToolCallChunk]) -> None:
+        for fragment in fragments:
+            index = fragment.index
+            call = self._calls_by_index.get(index) if index is not None else None
+            if call is None:
+                call = _Call(index)
+                self._calls.append(call)
+                if index is not None:
+                    self._calls_by_index[index] = call
+            call.add(fragment)
+
+    def _common(self) -> dict[str, Any]:
+        data: dict[str, Any] = dict(self._fields)
+        for name, value in self._merged.items():
+            data[name] = _copy(value)
+        if self._usage is not None:
+            data["usage"] = self._usage
+        return data
+
+    def _content(self, *, keep_index: bool = False) -> str | list[Any]:
+        if self._text_only:
+            return "".join(self._string.appended["text"]) if self._string else ""
+        return [block.build(keep_index=keep_index) for block in self._blocks]
+
+    def to_chunk(self) -> AssistantMessageChunk:
+        """Everything so far as one chunk (tool calls still as raw fragments)."""
+        data = self._common()
+        content = self._content(keep_index=True)
+        if content:
+            data["content"] = content
+        if self._calls:
+            data["tool_call_chunks"] = [call.chunk() for call in self._calls]
+        if self._usage_mode == "cumulative":
+            data["usage_mode"] = "cumulative"
+        if self._last:
+            data["chunk_position"] = "last"
+        return AssistantMessageChunk(**data)
+
+    def to_message(self) -> AssistantMessage:
+        """The finished message: tool-call arguments parsed once, strictly."""
+        data = self._common()
+        data["content"] = self._content()
+        calls = [call.finish() for call in self._calls]
+        valid = [call for call in calls if isinstance(call, ToolCall)]
+        invalid = [call for call in calls if isinstance(call, InvalidToolCall)]
+        if valid:
+            data["tool_calls"] = valid
+        if invalid:
+            data["invalid_tool_calls"] = invalid
+        return AssistantMessage(**data)
+
+    @property
+    def message(self) -> AssistantMessage:
+        """Same as :meth:`to_message`."""
+        return self.to_message()
+
+    def partial_message(self) -> AssistantMessage:
+        """A live view of the message so far, for user interfaces.
+
+        Tool-call arguments are parsed as far as they have arrived (an unfinished
+        string or number is shown as far as it goes); the parsers keep their state
+        between calls, so asking after every chunk stays linear in the stream. The
+        view is built without validation: it is for display, not for sending.
+        """
+        data = self._common()
+        data["content"] = self._content()
+        data["tool_calls"] = [call.partial() for call in self._calls]
+        data.setdefault("role", "assistant")
+        return AssistantMessage.model_construct(**data)
+
+
+def merge_chunks(chunks: Iterable[AssistantMessageChunk]) -> AssistantMessageChunk:
+    """Merge chunks into one (the n-ary form of ``+``), in linear time."""
+    accumulator = ChunkAccumulator()
+    for chunk in chunks:
+        accumulator.add(chunk)
+    return accumulator.to_chunk()
+
+
+# ----------------------------------------------------------------- chunk + chunk
+
+
+class _LazyChunk(AssistantMessageChunk):
+    """The result of ``chunk + chunk``: a chunk whose fields are built on first use.
+
+    ``total = total + delta`` in a loop would copy the accumulated message on every
+    step; instead each sum shares one accumulator and records how many chunks it
+    covers. Reading any field (or dumping, comparing, printing) builds the fields
+    once. A sum that is not the newest of its accumulator is rebuilt from the
+    accumulator's chunks when it is read.
+    """
+
+    __slots__ = ("_cs_accumulator", "_cs_count")
+
+    def __getattribute__(self, name: str) -> Any:
+        if name in _TRIGGERS:
+            accumulator = object.__getattribute__(self, "_cs_accumulator")
+            if accumulator is not None:
+                _materialize(self, accumulator)
+        return object.__getattribute__(self, name)
+
+    def __add__(self, other: object) -> Any:
+        # The common case of ``total = total + chunk``, inlined: this sum is the
+        # newest of its accumulator, so the chunk joins it.
+        accumulator = _get(self, "_cs_accumulator")
+        if (
+            accumulator is not None
+            and type(other) is AssistantMessageChunk
+            and _get(self, "_cs_count") == len(accumulator._chunks)
+        ):
+            accumulator.add(other)
+            chunk = _new(_LazyChunk)
+            _set(chunk, "_cs_accumulator", accumulator)
+            _set(chunk, "_cs_count", len(accumulator._chunks))
+            _set(chunk, "__pydantic_extra__", None)
+            _set(chunk, "__pydantic_private__", None)
+            return chunk
+        return super().__add__(other)
+
+    def __repr_name__(self) -> str:
+        return "AssistantMessageChunk"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, AssistantMessageChunk):
+            return self.__dict__ == other.__dict__ and (
+                self.__pydantic_fields_set__ == other.__pydantic_fields_set__
+            )
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+_TRIGGERS = frozenset(
+    {"__dict__", "__pydantic_fields_set__", "model_fields_set", *AssistantMessageChunk.model_fields}
+)
+
+
+def _materialize(chunk: _LazyChunk, accumulator: ChunkAccumulator) -> None:
+    count = object.__getattribute__(chunk, "_cs_count")
+    if count != accumulator.chunks:
+        replay = ChunkAccumulator()
+        for earlier in accumulator._chunks[:count]:
+            replay.add(earlier)
+        accumulator = replay
+    built = accumulator.to_chunk()
+    object.__setattr__(chunk, "_cs_accumulator", None)
+    object.__setattr__(chunk, "__dict__", built.__dict__)
+    object.__setattr__(chunk, "__pydantic_fields_set__", built.__pydantic_fields_set__)
+
+
+_get = object.__getattribute__
+_set = object.__setattr__
+_new = object.__new__
+
+
+def _lazy(accumulator: ChunkAccumulator) -> _LazyChunk:
+    chunk = _new(_LazyChunk)
+    _set(chunk, "_cs_accumulator", accumulator)
+    _set(chunk, "_cs_count", len(accumulator._chunks))
+    _set(chunk, "__pydantic_extra__", None)
+    _set(chunk, "__pydantic_private__", None)
+    return chunk
+
+
+def add_chunks(left: Any, right: Any) -> AssistantMessageChunk:
+    """``left + right``, without copying what ``left`` already holds.
+
+    Raises:
+        ValidationError: when ``right`` is not an ``AssistantMessageChunk``.
+    """
+    if type(left) is _LazyChunk:
+        accumulator = _get(left, "_cs_accumulator")
+        if accumulator is not None and _get(left, "_cs_count") == len(accumulator._chunks):
+            accumulator.add(right)
+            return _lazy(accumulator)
+    accumulator = ChunkAccumulator()
+    if isinstance(left, _LazyChunk) and object.__getattribute__(left, "_cs_accumulator"):
+        shared = cast(ChunkAccumulator, object.__getattribute__(left, "_cs_accumulator"))
+        for earlier in shared._chunks[: object.__getattribute__(left, "_cs_count")]:
+            accumulator.add(earlier)
+    else:
+        accumulator.add(left)
+    accumulator.add(right)
+    return _lazy(accumulator)
