@@ -57,7 +57,7 @@ def base_class_map(schemas: dict[str, dict[str, Any]]) -> dict[str, str]:
 
     Data blocks check their sources; messages share ``MessageBase``; tagged objects
     that no union dispatches on (``CacheControl``, ``AssistantMessageChunk``) check
-    their own tag, and chunks add up (``ChunkBase``).
+    their own tag, and chunks and usages add up (``ChunkBase``, ``UsageBase``).
     """
     definitions = {}
     members = set()
@@ -78,6 +78,7 @@ def base_class_map(schemas: dict[str, dict[str, Any]]) -> dict[str, str]:
         )
     }
     mapping["AssistantMessageChunk"] = "chatschema._wire.ChunkBase"
+    mapping["Usage"] = "chatschema._wire.UsageBase"
     mapping.update({name: "chatschema._wire.SourcedBlock" for name in SOURCED_BLOCKS})
     mapping.update({name: "chatschema._wire.MessageBase" for name in MESSAGES})
     return dict(sorted(mapping.items()))

@@ -78,8 +78,19 @@ from chatschema.errors import (
     UnsupportedContentError,
     ValidationError,
 )
+from chatschema.history import (
+    add_usage,
+    coerce_messages,
+    filter_messages,
+    merge_message_runs,
+    trim_messages,
+    truncate_text,
+    truncate_tool_output,
+)
 from chatschema.providers import check, convert
 from chatschema.streaming import ChunkAccumulator, merge_chunks
+from chatschema.text import content_to_str, get_buffer_string, pretty_print, pretty_repr
+from chatschema.tokens import count_tokens_approximately, tiktoken_counter
 from chatschema.validation import (
     TYPE_NAMES,
     is_valid,
@@ -95,6 +106,19 @@ from chatschema.validation import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "add_usage",
+    "coerce_messages",
+    "filter_messages",
+    "merge_message_runs",
+    "trim_messages",
+    "truncate_text",
+    "truncate_tool_output",
+    "content_to_str",
+    "get_buffer_string",
+    "pretty_print",
+    "pretty_repr",
+    "count_tokens_approximately",
+    "tiktoken_counter",
     "Annotation",
     "AssistantMessage",
     "AssistantMessageChunk",

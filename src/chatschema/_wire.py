@@ -19,6 +19,7 @@ from typing import (
     Optional,
     TypeAlias,
     TypeVar,
+    cast,
     get_args,
     get_origin,
 )
@@ -30,7 +31,15 @@ if TYPE_CHECKING:
 from pydantic_core import PydanticCustomError
 from typing_extensions import Self
 
-__all__ = ["ChunkBase", "MessageBase", "Omittable", "SourcedBlock", "TaggedModel", "WireModel"]
+__all__ = [
+    "ChunkBase",
+    "MessageBase",
+    "Omittable",
+    "SourcedBlock",
+    "TaggedModel",
+    "UsageBase",
+    "WireModel",
+]
 
 _T = TypeVar("_T")
 
@@ -206,4 +215,40 @@ _STREAMING: Any = None
 
 
 class MessageBase(WireModel):
-    """Base of the message models."""
+    """Base of the message models: text views of the content."""
+
+    @property
+    def text(self) -> str:
+        """The message's text: a string content, or its text blocks joined."""
+        content = self.__dict__["content"]
+        if isinstance(content, str):
+            return content
+        return "".join(block.text for block in content if block.type == "text")
+
+    def content_to_str(self) -> list[str]:
+        """The content as readable strings, one per block.
+
+        Text as it is; other blocks as a short placeholder (``[image: https://...]``,
+        ``[file: report.pdf]``); opaque reasoning data and base64 are never shown.
+        """
+        from chatschema.text import content_to_str
+
+        return content_to_str(self)
+
+    def pretty_repr(self) -> str:
+        """A readable rendering for humans (see :func:`chatschema.pretty_repr`)."""
+        from chatschema.text import pretty_repr
+
+        return pretty_repr(cast(Any, self))
+
+
+class UsageBase(WireModel):
+    """Base of ``Usage``: usages add up with ``+`` (details key by key)."""
+
+    def __add__(self, other: object) -> Self:
+        if not isinstance(other, UsageBase):
+            return NotImplemented
+        from chatschema.history import add_usage
+
+        result: Self = cast(Any, add_usage)(self, other)
+        return result

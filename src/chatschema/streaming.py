@@ -47,10 +47,11 @@ from chatschema_models.chunk import AssistantMessageChunk
 from chatschema_models.content import TextBlock
 from chatschema_models.message import AssistantMessage
 from chatschema_models.tool import InvalidToolCall, ToolCall, ToolCallChunk
-from chatschema_models.usage import InputTokenDetails, OutputTokenDetails, Usage
+from chatschema_models.usage import Usage
 
 from chatschema._partial_json import PartialJSON
 from chatschema.errors import Problem, ValidationError
+from chatschema.history import add_usage
 
 __all__ = ["ChunkAccumulator", "add_chunks", "merge_chunks"]
 
@@ -241,30 +242,6 @@ class _Call:
         return ToolCall.model_construct(**fields)
 
 
-def _add_usage(total: Usage | None, delta: Usage) -> Usage:
-    if total is None:
-        return delta
-
-    def details(a: Any, b: Any, model: Any) -> Any:
-        if a is None or b is None:
-            return a if b is None else b
-        left, right = a.model_dump(exclude_none=True), b.model_dump(exclude_none=True)
-        return model(**{k: left.get(k, 0) + right.get(k, 0) for k in {*left, *right}})
-
-    fields: dict[str, Any] = {
-        "input_tokens": total.input_tokens + delta.input_tokens,
-        "output_tokens": total.output_tokens + delta.output_tokens,
-        "total_tokens": total.total_tokens + delta.total_tokens,
-    }
-    inputs = details(total.input_token_details, delta.input_token_details, InputTokenDetails)
-    outputs = details(total.output_token_details, delta.output_token_details, OutputTokenDetails)
-    if inputs is not None:
-        fields["input_token_details"] = inputs
-    if outputs is not None:
-        fields["output_token_details"] = outputs
-    return Usage(**fields)
-
-
 class ChunkAccumulator:
     """Assembles a streamed reply, one chunk at a time, in time linear in the stream.
 
@@ -345,10 +322,10 @@ class ChunkAccumulator:
             elif kind == _USAGE:
                 if value is not None:
                     self._usage_mode = values["usage_mode"]
-                    if self._usage_mode == "cumulative":
+                    if self._usage_mode == "cumulative" or self._usage is None:
                         self._usage = value
                     else:
-                        self._usage = _add_usage(self._usage, value)
+                        self._usage = add_usage(self._usage, value)
             elif value == "last":  # chunk_position
                 self._last = True
 

@@ -7,7 +7,7 @@ from typing import Annotated
 from pydantic import ConfigDict, Field
 from typing_extensions import TypeAliasType
 
-from chatschema._wire import Omittable, WireModel
+from chatschema._wire import Omittable, UsageBase, WireModel
 
 
 class InputTokenDetails(WireModel):
@@ -60,7 +60,7 @@ A number of tokens.
 """
 
 
-class Usage(WireModel):
+class Usage(UsageBase):
     """
     Token usage of one model call. `input_tokens` counts every prompt token, cached ones included; `output_tokens` counts every generated token, reasoning included.
     """

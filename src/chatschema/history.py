@@ -1,0 +1,617 @@
+"""Working with histories: trim, filter, merge runs, coerce, add usage, truncate.
+
+The guarantee LangChain's versions lack: these never separate a tool result from
+the assistant turn that called it. An assistant message with tool calls and the tool
+messages answering them form one unit that is kept or dropped whole, so a trimmed
+history never starts with an orphan tool result and never ends with a call whose
+result was cut off. Everything is linear in the history, each message counted once.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal, cast
+
+from chatschema_models.content import TextBlock
+from chatschema_models.message import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+)
+from chatschema_models.usage import InputTokenDetails, OutputTokenDetails, Usage
+
+from chatschema.errors import OptionError, Problem, ValidationError
+from chatschema.tokens import count_tokens_approximately
+from chatschema.validation import parse
+
+__all__ = [
+    "add_usage",
+    "coerce_messages",
+    "filter_messages",
+    "merge_message_runs",
+    "trim_messages",
+    "truncate_text",
+    "truncate_tool_output",
+]
+
+MessageLike = Message | str | tuple[str, Any] | Mapping[str, Any]
+TokenCounter = Callable[[list[Message]], int] | Callable[[Message], int]
+RoleSpec = str | type | Sequence[str | type]
+
+_ROLE_ALIASES = {
+    "human": "user",
+    "user": "user",
+    "ai": "assistant",
+    "assistant": "assistant",
+    "system": "system",
+    "developer": "system",
+    "tool": "tool",
+}
+
+# --------------------------------------------------------------------------- coerce
+
+
+def coerce_messages(messages: MessageLike | Iterable[MessageLike]) -> list[Message]:
+    """Turn message-like values into messages.
+
+    Accepts models; a string (a user message); ``(role, content)`` tuples with the
+    usual aliases (``human``/``user``, ``ai``/``assistant``, ``system``/``developer``,
+    ``tool``); chatschema dicts; OpenAI-style dicts (``tool_calls`` with JSON-string
+    ``function.arguments``); LangChain-style dicts (``{"type": "human", "content"}``
+    or ``message_to_dict``'s ``{"type", "data"}``). A single message-like value or
+    an iterable of them.
+
+    Raises:
+        ValidationError: naming the index of the message that could not be read.
+    """
+    if isinstance(messages, (str, Mapping, tuple)) or hasattr(messages, "role"):
+        items: list[Any] = [messages]
+    else:
+        items = list(cast(Iterable[Any], messages))
+    out: list[Message] = []
+    for index, item in enumerate(items):
+        try:
+            out.append(_coerce_one(item))
+        except ValidationError as error:
+            problems = [
+                Problem(f"/{index}{p.pointer}", p.keyword, p.message) for p in error.problems
+            ]
+            raise ValidationError(problems, type_name="message list") from None
+    return out
+
+
+def _role(name: Any) -> str:
+    role = _ROLE_ALIASES.get(str(name).lower()) if isinstance(name, str) else None
+    if role is None:
+        raise ValidationError(
+            [Problem("", "role", f"unknown role {name!r}; expected one of {sorted(_ROLE_ALIASES)}")]
+        )
+    return role
+
+
+def _coerce_one(item: Any) -> Message:
+    if hasattr(item, "role") and hasattr(item, "model_dump"):
+        return cast(Message, item)
+    if isinstance(item, str):
+        return UserMessage(content=item)
+    if isinstance(item, tuple):
+        if len(item) != 2:
+            raise ValidationError([Problem("", "type", "a tuple must be (role, content)")])
+        return cast(Message, parse({"role": _role(item[0]), "content": item[1]}, "Message"))
+    if not isinstance(item, Mapping):
+        raise ValidationError(
+            [Problem("", "type", f"cannot read a message from {type(item).__name__}")]
+        )
+    data = dict(item)
+    if "data" in data and "type" in data and isinstance(data["data"], Mapping):
+        data = {**data["data"], "type": data["type"]}  # LangChain's message_to_dict
+    if "role" not in data and "type" in data:
+        data["role"] = data.pop("type")
+    data["role"] = _role(data.get("role"))
+    if data.get("content") is None:
+        data["content"] = ""
+    if data["role"] == "assistant" and data.get("tool_calls"):
+        data["tool_calls"] = [_tool_call(call) for call in data["tool_calls"]]
+    known = {
+        "system": {"role", "content", "id", "name", "metadata", "extras"},
+        "user": {"role", "content", "id", "name", "metadata", "extras"},
+        "assistant": set(AssistantMessage.model_fields),
+        "tool": set(ToolMessage.model_fields),
+    }[data["role"]]
+    rest = {key: value for key, value in data.items() if key not in known}
+    fields = {key: value for key, value in data.items() if key in known}
+    if rest:
+        extras = dict(fields.get("extras") or {})
+        extras.setdefault("coerced", {}).update(rest)
+        fields["extras"] = extras
+    return cast(Message, parse(fields, "Message"))
+
+
+def _tool_call(call: Any) -> Any:
+    if isinstance(call, Mapping) and isinstance(call.get("function"), Mapping):
+        function = call["function"]
+        raw = function.get("arguments") or "{}"
+        try:
+            arguments = json.loads(raw) if isinstance(raw, str) else raw
+        except ValueError:
+            arguments = {}
+        return {"id": call.get("id"), "name": function.get("name"), "arguments": arguments}
+    if isinstance(call, Mapping) and "args" in call and "arguments" not in call:
+        return {"id": call.get("id"), "name": call.get("name"), "arguments": call["args"]}
+    return call
+
+
+# ---------------------------------------------------------------------------- units
+
+
+def _units(messages: Sequence[Message]) -> list[tuple[int, int]]:
+    """Split a history into units ``[start, end)``: a message, or a tool-call turn.
+
+    A tool-call turn is an assistant message with tool calls and the tool messages
+    right after it that answer those calls.
+    """
+    units: list[tuple[int, int]] = []
+    index, count = 0, len(messages)
+    while index < count:
+        message = messages[index]
+        end = index + 1
+        if isinstance(message, AssistantMessage) and message.tool_calls:
+            ids = {call.id for call in message.tool_calls}
+            while end < count:
+                following = messages[end]
+                if not (isinstance(following, ToolMessage) and following.tool_call_id in ids):
+                    break
+                end += 1
+        units.append((index, end))
+        index = end
+    return units
+
+
+def _matcher(spec: RoleSpec | None) -> Callable[[Message], bool] | None:
+    if spec is None:
+        return None
+    items = [spec] if isinstance(spec, (str, type)) else list(spec)
+    roles = {_role(item) for item in items if isinstance(item, str)}
+    classes = tuple(item for item in items if isinstance(item, type))
+    return lambda message: message.role in roles or isinstance(message, classes)
+
+
+def _per_message_counter(counter: Any) -> Callable[[Message], int]:
+    """Count one message with any supported counter (list or message counters)."""
+    if counter == "approximate":
+        return lambda message: count_tokens_approximately([message])
+    if isinstance(counter, str):
+        raise OptionError(f"unknown token_counter {counter!r}; the only shortcut is 'approximate'")
+    if not callable(counter):
+        raise OptionError("token_counter must be a callable or 'approximate'")
+    if counter is len:
+        return lambda message: 1
+    if _takes_a_message(counter):
+        return cast(Callable[[Message], int], counter)
+    return lambda message: int(counter([message]))
+
+
+def _takes_a_message(counter: Callable[..., Any]) -> bool:
+    try:
+        parameters = list(inspect.signature(counter).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    if not parameters:
+        return False
+    annotation = parameters[0].annotation
+    if isinstance(annotation, str):
+        return "list" not in annotation and any(
+            name in annotation for name in ("Message", "UserMessage", "AssistantMessage")
+        )
+    return isinstance(annotation, type) or annotation is Message
+
+
+def _split_lines(text: str) -> list[str]:
+    return text.splitlines(keepends=True)
+
+
+def _partial(
+    message: Message,
+    budget: int,
+    count: Callable[[Message], int],
+    from_end: bool,
+    splitter: Callable[[str], list[str]],
+) -> Message | None:
+    """The largest part of ``message`` that fits ``budget``, or None."""
+    if isinstance(message, (ToolMessage,)) or (
+        isinstance(message, AssistantMessage) and message.tool_calls
+    ):
+        return None  # tool turns are kept or dropped whole
+    content = message.content
+    if isinstance(content, list) and len(content) > 1:
+        # Keep whole blocks: the most that fit, from the start (or the end).
+        low, high, best = 1, len(content) - 1, None
+        while low <= high:
+            middle = (low + high) // 2
+            kept = content[-middle:] if from_end else content[:middle]
+            candidate = message.model_copy(update={"content": kept})
+            if count(candidate) <= budget:
+                best, low = candidate, middle + 1
+            else:
+                high = middle - 1
+        if best is not None:
+            return best
+    # Split the text of a string content (or of the first text block) and keep the
+    # most pieces that fit.
+    block: Any = None
+    if isinstance(content, str):
+        text = content
+    else:
+        block = next((b for b in content if b.type == "text"), None)
+        if block is None:
+            return None
+        text = block.text
+
+    def rebuild(new: str) -> Any:
+        return new if block is None else [block.model_copy(update={"text": new})]
+
+    pieces = splitter(text)
+    low, high, best = 1, len(pieces), None
+    while low <= high:
+        middle = (low + high) // 2
+        shown = "".join(pieces[-middle:] if from_end else pieces[:middle])
+        candidate = message.model_copy(update={"content": rebuild(shown)})
+        if count(candidate) <= budget:
+            best, low = candidate, middle + 1
+        else:
+            high = middle - 1
+    return best
+
+
+def trim_messages(
+    messages: Iterable[MessageLike],
+    *,
+    max_tokens: int,
+    token_counter: TokenCounter | Literal["approximate"] = "approximate",
+    strategy: Literal["first", "last"] = "last",
+    allow_partial: bool = False,
+    end_on: RoleSpec | None = None,
+    start_on: RoleSpec | None = None,
+    include_system: bool = False,
+    text_splitter: Callable[[str], list[str]] | None = None,
+) -> list[Message]:
+    """Trim a history to at most ``max_tokens``, keeping tool turns whole.
+
+    The parameters are LangChain's. Differences, all deliberate: a tool-call turn
+    (assistant message with tool calls + the results answering them) is kept or
+    dropped whole, so no orphan tool result starts the result and no unanswered call
+    ends it; each message is counted once (linear time; a counter over a list is
+    called with one message at a time and summed, so it must be additive, as
+    ``len`` and :func:`count_tokens_approximately` are); partial messages keep their
+    list form and other blocks.
+
+    Args:
+        messages: the history (anything :func:`coerce_messages` reads).
+        max_tokens: the budget.
+        token_counter: ``"approximate"`` (:func:`count_tokens_approximately`), ``len``
+            (count messages), a function of a list of messages, or a function of one
+            message (its first parameter annotated as a message type).
+        strategy: keep the ``"last"`` (default) or the ``"first"`` messages.
+        allow_partial: keep part of the message at the boundary (whole blocks first,
+            else pieces of its text from ``text_splitter``).
+        end_on: roles (``"user"``/``"human"``, ``"assistant"``/``"ai"``, ``"system"``,
+            ``"tool"``) or message classes the result must end with.
+        start_on: the same, for the first message kept (``strategy="last"`` only;
+            the kept system message does not count).
+        include_system: keep a system message at index 0 (``strategy="last"`` only).
+        text_splitter: splits text for partial messages (default: lines, keeping
+            the newlines).
+
+    Raises:
+        OptionError: for incompatible or unknown arguments.
+    """
+    if strategy not in ("first", "last"):
+        raise OptionError(f"unknown strategy {strategy!r}; expected 'first' or 'last'")
+    if strategy == "first" and (start_on is not None or include_system):
+        raise OptionError("start_on and include_system only apply to strategy='last'")
+    history = coerce_messages(messages)
+    count = _per_message_counter(token_counter)
+    splitter = text_splitter or _split_lines
+    ends, starts = _matcher(end_on), _matcher(start_on)
+    if max_tokens <= 0 or not history:
+        return []
+    if strategy == "first":
+        return _trim_first(history, max_tokens, count, allow_partial, ends, splitter)
+    return _trim_last(
+        history, max_tokens, count, allow_partial, ends, starts, include_system, splitter
+    )
+
+
+def _trim_first(
+    history: list[Message],
+    budget: int,
+    count: Callable[[Message], int],
+    allow_partial: bool,
+    ends: Callable[[Message], bool] | None,
+    splitter: Callable[[str], list[str]],
+) -> list[Message]:
+    kept: list[Message] = []
+    used = 0
+    for start, end in _units(history):
+        cost = sum(count(message) for message in history[start:end])
+        if used + cost <= budget:
+            kept.extend(history[start:end])
+            used += cost
+            continue
+        if allow_partial and end - start == 1:
+            part = _partial(history[start], budget - used, count, False, splitter)
+            if part is not None:
+                kept.append(part)
+        break
+    if ends is not None:
+        while kept and not ends(kept[-1]):
+            _drop_last_unit(kept)
+    return kept
+
+
+def _drop_last_unit(kept: list[Message]) -> None:
+    while kept and isinstance(kept[-1], ToolMessage):
+        kept.pop()
+    if kept:
+        kept.pop()
+
+
+def _trim_last(
+    history: list[Message],
+    budget: int,
+    count: Callable[[Message], int],
+    allow_partial: bool,
+    ends: Callable[[Message], bool] | None,
+    starts: Callable[[Message], bool] | None,
+    include_system: bool,
+    splitter: Callable[[str], list[str]],
+) -> list[Message]:
+    system: Message | None = None
+    if include_system and isinstance(history[0], SystemMessage):
+        system = history[0]
+        history = history[1:]
+        budget = max(0, budget - count(system))
+    units = _units(history)
+    if ends is not None:
+        while units and not ends(history[units[-1][1] - 1]):
+            units.pop()
+    picked: list[list[Message]] = []
+    used = 0
+    for start, end in reversed(units):
+        cost = sum(count(message) for message in history[start:end])
+        if used + cost <= budget:
+            picked.append(history[start:end])
+            used += cost
+            continue
+        if allow_partial and end - start == 1:
+            part = _partial(history[start], budget - used, count, True, splitter)
+            if part is not None:
+                picked.append([part])
+        break
+    picked.reverse()
+    # Never start with an orphan tool result; then honour start_on, unit by unit.
+    while picked and isinstance(picked[0][0], ToolMessage):
+        picked.pop(0)
+    if starts is not None:
+        while picked and not starts(picked[0][0]):
+            picked.pop(0)
+    kept = [message for unit in picked for message in unit]
+    return [system, *kept] if system is not None else kept
+
+
+# ----------------------------------------------------------------- filter and merge
+
+
+def filter_messages(
+    messages: Iterable[MessageLike],
+    *,
+    include_names: Sequence[str] | None = None,
+    exclude_names: Sequence[str] | None = None,
+    include_types: RoleSpec | None = None,
+    exclude_types: RoleSpec | None = None,
+    include_ids: Sequence[str] | None = None,
+    exclude_ids: Sequence[str] | None = None,
+    exclude_tool_calls: bool | Sequence[str] | None = None,
+) -> list[Message]:
+    """Keep the messages that match, LangChain's way, without breaking tool turns.
+
+    A message is kept when it matches any ``include_*`` criterion (or none is
+    given) and no ``exclude_*`` criterion. ``exclude_tool_calls=True`` removes every
+    tool call and tool result (an assistant message left with no content goes too);
+    a list of call ids removes just those calls and their results.
+    """
+    includes = _matcher(include_types)
+    excludes = _matcher(exclude_types)
+    any_include = any(x is not None for x in (include_names, include_types, include_ids))
+    removed_calls: set[str] | None = None
+    if exclude_tool_calls is True:
+        removed_calls = None
+    elif exclude_tool_calls:
+        removed_calls = set(exclude_tool_calls)
+    out: list[Message] = []
+    for message in coerce_messages(messages):
+        if any_include and not (
+            (include_names is not None and message.name in include_names)
+            or (includes is not None and includes(message))
+            or (include_ids is not None and message.id in include_ids)
+        ):
+            continue
+        if (
+            (exclude_names is not None and message.name in exclude_names)
+            or (excludes is not None and excludes(message))
+            or (exclude_ids is not None and message.id in exclude_ids)
+        ):
+            continue
+        if exclude_tool_calls:
+            if isinstance(message, ToolMessage) and (
+                removed_calls is None or message.tool_call_id in removed_calls
+            ):
+                continue
+            if isinstance(message, AssistantMessage) and message.tool_calls:
+                calls = (
+                    []
+                    if removed_calls is None
+                    else [call for call in message.tool_calls if call.id not in removed_calls]
+                )
+                if len(calls) != len(message.tool_calls):
+                    if not calls and not message.content:
+                        continue
+                    message = message.model_copy(update={"tool_calls": calls})
+        out.append(message)
+    return out
+
+
+def _join(left: Any, right: Any, separator: str) -> Any:
+    if isinstance(left, str) and isinstance(right, str):
+        if left and right:
+            return left + separator + right
+        return left or right
+    blocks = []
+    for content in (left, right):
+        if isinstance(content, str):
+            if content:
+                blocks.append(TextBlock(text=content))
+        else:
+            blocks.extend(content)
+    return blocks
+
+
+def merge_message_runs(
+    messages: Iterable[MessageLike], *, chunk_separator: str = "\n"
+) -> list[Message]:
+    """Merge consecutive messages of the same role and name into one.
+
+    String contents are joined with ``chunk_separator``; lists are concatenated (a
+    string becomes a text block). Assistant messages also concatenate their tool
+    calls and add up their usage; ids, names and other fields keep the first value,
+    metadata dictionaries are merged. Tool messages are never merged (each answers
+    its own call). Unlike LangChain, messages with different names (different
+    participants) are not merged, and the later messages' data is kept.
+    """
+    out: list[Message] = []
+    for message in coerce_messages(messages):
+        previous = out[-1] if out else None
+        if (
+            previous is None
+            or isinstance(message, ToolMessage)
+            or previous.role != message.role
+            or previous.name != message.name
+        ):
+            out.append(message)
+            continue
+        update: dict[str, Any] = {
+            "content": _join(previous.content, message.content, chunk_separator)
+        }
+        for name in ("metadata", "extras", "response_metadata"):
+            left, right = getattr(previous, name, None), getattr(message, name, None)
+            if right:
+                update[name] = {**(left or {}), **right}
+        if isinstance(previous, AssistantMessage) and isinstance(message, AssistantMessage):
+            if message.tool_calls:
+                update["tool_calls"] = [*previous.tool_calls, *message.tool_calls]
+            if message.invalid_tool_calls:
+                update["invalid_tool_calls"] = [
+                    *previous.invalid_tool_calls,
+                    *message.invalid_tool_calls,
+                ]
+            if message.usage is not None:
+                update["usage"] = (
+                    message.usage if previous.usage is None else previous.usage + message.usage
+                )
+            for name in ("finish_reason", "raw_finish_reason"):
+                if getattr(message, name) is not None:
+                    update[name] = getattr(message, name)
+        out[-1] = previous.model_copy(update=update)
+    return out
+
+
+# -------------------------------------------------------------------------- usage
+
+
+def add_usage(left: Usage, right: Usage) -> Usage:
+    """The sum of two usages; details are added key by key (absent counts as 0)."""
+
+    def details(a: Any, b: Any, model: Any) -> Any:
+        if a is None or b is None:
+            return a if b is None else b
+        first, second = a.model_dump(exclude_none=True), b.model_dump(exclude_none=True)
+        return model(**{key: first.get(key, 0) + second.get(key, 0) for key in first | second})
+
+    fields: dict[str, Any] = {
+        "input_tokens": left.input_tokens + right.input_tokens,
+        "output_tokens": left.output_tokens + right.output_tokens,
+        "total_tokens": left.total_tokens + right.total_tokens,
+    }
+    inputs = details(left.input_token_details, right.input_token_details, InputTokenDetails)
+    outputs = details(left.output_token_details, right.output_token_details, OutputTokenDetails)
+    if inputs is not None:
+        fields["input_token_details"] = inputs
+    if outputs is not None:
+        fields["output_token_details"] = outputs
+    return Usage(**fields)
+
+
+# ----------------------------------------------------------------------- truncation
+
+
+def truncate_text(text: str, max_chars: int, *, head: float = 0.5) -> str:
+    """Keep the head and the tail of ``text`` within ``max_chars``, with a notice.
+
+    Args:
+        text: the text.
+        max_chars: the most characters to keep (the notice included).
+        head: the share of the kept characters taken from the start.
+    """
+    if len(text) <= max_chars:
+        return text
+    removed = len(text) - max_chars
+    notice = f"\n[... {removed} characters truncated ...]\n"
+    room = max(0, max_chars - len(notice))
+    first = int(room * head)
+    last = room - first
+    return text[:first] + notice + (text[-last:] if last else "")
+
+
+def truncate_tool_output(
+    message: ToolMessage, *, max_chars: int = 20_000, head: float = 0.5
+) -> ToolMessage:
+    """Shorten a tool result's text for the model; keep the full output in ``artifact``.
+
+    Text (a string content or text blocks) longer than ``max_chars`` in all is cut to
+    its head and tail with a notice of how much was removed. When the message has no
+    ``artifact``, the original content goes there, so nothing is lost (the artifact is
+    never sent to a model).
+    """
+    content = message.content
+    if isinstance(content, str):
+        if len(content) <= max_chars:
+            return message
+        new_content: Any = truncate_text(content, max_chars, head=head)
+    else:
+        total = sum(len(block.text) for block in content if block.type == "text")
+        if total <= max_chars:
+            return message
+        new_content = [
+            block.model_copy(
+                update={
+                    "text": truncate_text(
+                        block.text, max(1, max_chars * len(block.text) // total), head=head
+                    )
+                }
+            )
+            if block.type == "text"
+            else block
+            for block in content
+        ]
+    update: dict[str, Any] = {"content": new_content}
+    if message.artifact is None and "artifact" not in message.__pydantic_fields_set__:
+        update["artifact"] = {
+            "content": content
+            if isinstance(content, str)
+            else [block.model_dump(mode="json", exclude_unset=True) for block in content]
+        }
+    return message.model_copy(update=update)
