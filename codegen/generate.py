@@ -402,9 +402,9 @@ def build(target: Path) -> None:
     ruff_format(files)
     (package / "py.typed").write_text("", encoding="utf-8")
     shutil.copytree(SCHEMAS, package / "schemas", ignore=shutil.ignore_patterns("fixtures", "*.md"))
-    (target / "chatschema.schema.json").write_text(
-        json.dumps(bundle(schemas), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
+    bundled = json.dumps(bundle(schemas), indent=2, ensure_ascii=False) + "\n"
+    (target / "chatschema.schema.json").write_text(bundled, encoding="utf-8")
+    (package / "schemas" / "chatschema.schema.json").write_text(bundled, encoding="utf-8")
 
 
 def snapshot(root: Path) -> dict[str, str]:
