@@ -153,3 +153,18 @@ def test_repr_hides_opaque_data_and_shortens_base64() -> None:
     assert len(repr(image)) < 200 and "(10000 characters)" in repr(image)
     message = chatschema.assistant([block])
     assert "SECRET" not in repr(message) and "SECRET" not in str(message)
+
+
+def test_repr_hides_opaque_values_inside_provider_data() -> None:
+    call = ToolCall(
+        id="c",
+        name="f",
+        arguments={},
+        extras={"gemini": {"thought_signature": "SECRET-SIG", "other": 1}},
+    )
+    block = chatschema.NonStandardBlock(
+        value={"type": "web_search_result", "encrypted_content": "SECRET-PAGE", "url": "u"}
+    )
+    for shown in (repr(call), repr(block), repr(chatschema.assistant([block], tool_calls=[call]))):
+        assert "SECRET" not in shown and "<opaque, " in shown
+    assert "'other': 1" in repr(call) and "'url': 'u'" in repr(block)

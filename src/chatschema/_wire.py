@@ -61,6 +61,18 @@ else:
 
 _TAG_FIELDS = ("type", "role")
 _OPAQUE_FIELDS = frozenset({"signature", "encrypted_content"})
+# Opaque values providers put inside provider data (extras, non-standard blocks).
+_OPAQUE_KEYS = frozenset(
+    {
+        "signature",
+        "encrypted_content",
+        "encrypted_index",
+        "thought_signature",
+        "thoughtSignature",
+        "redacted_thinking",
+    }
+)
+_MASKED_DICTS = frozenset({"extras", "value", "response_metadata"})
 _SHORTENED_FIELDS = frozenset({"base64"})
 _SHOWN_CHARACTERS = 24
 
@@ -73,6 +85,20 @@ class _Elided:
 
     def __repr__(self) -> str:
         return self.text
+
+
+def _masked(value: Any) -> Any:
+    """Provider data with opaque values elided, for reprs."""
+    if isinstance(value, dict):
+        return {
+            key: _Elided(f"<opaque, {len(item)} characters>")
+            if key in _OPAQUE_KEYS and isinstance(item, str)
+            else _masked(item)
+            for key, item in value.items()
+        }
+    if isinstance(value, list):
+        return [_masked(item) for item in value]
+    return value
 
 
 class WireModel(BaseModel):
@@ -110,6 +136,8 @@ class WireModel(BaseModel):
                 continue
             if name in _OPAQUE_FIELDS and isinstance(value, str):
                 value = _Elided(f"<opaque, {len(value)} characters>")
+            elif name in _MASKED_DICTS and isinstance(value, dict):
+                value = _masked(value)
             elif (
                 name in _SHORTENED_FIELDS
                 and isinstance(value, str)

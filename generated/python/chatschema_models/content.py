@@ -285,6 +285,14 @@ class NonStandardAnnotation(WireModel):
     """
     The provider's annotation object, unchanged.
     """
+    provider: Annotated[Omittable[str], Field(min_length=1)] = None
+    """
+    Wire format that produced the annotation; it is only replayed to that format.
+    """
+    extras: Omittable[dict[str, Any]] = None
+    """
+    Provider-specific data.
+    """
 
 
 Annotation = TypeAliasType(
@@ -310,6 +318,10 @@ class NonStandardBlock(WireModel):
     type: Literal["non_standard"] = "non_standard"
     """
     Block tag.
+    """
+    provider: Annotated[Omittable[str], Field(min_length=1)] = None
+    """
+    Wire format that produced the block; it is only replayed to that format.
     """
     value: dict[str, Any]
     """
@@ -487,6 +499,10 @@ class ServerToolCallBlock(WireModel):
     """
     Block tag.
     """
+    provider: Annotated[Omittable[str], Field(min_length=1)] = None
+    """
+    Wire format that produced the block; it is only replayed to that format.
+    """
     id: Omittable[BlockId] = None
     """
     Identifier of the call, answered by a `server_tool_result` with the same `tool_call_id`.
@@ -524,6 +540,10 @@ class ServerToolResultBlock(WireModel):
     type: Literal["server_tool_result"] = "server_tool_result"
     """
     Block tag.
+    """
+    provider: Annotated[Omittable[str], Field(min_length=1)] = None
+    """
+    Wire format that produced the block; it is only replayed to that format.
     """
     tool_call_id: Annotated[str, Field(min_length=1)]
     """

@@ -39,6 +39,10 @@ class Conversation(WireModel):
     """
     Application data about the conversation. Never sent to a model.
     """
+    extras: Omittable[dict[str, Any]] = None
+    """
+    Provider-specific request data the neutral model has no field for, namespaced by provider. Kept and passed back to that provider.
+    """
 
 
 __all__ = ["Conversation"]

@@ -78,6 +78,10 @@ class NamedToolChoice(WireModel):
     """
     Name of the tool to call.
     """
+    parallel: Omittable[bool] = None
+    """
+    Whether the model may call several tools in one turn; provider default when absent.
+    """
 
 
 class NoneToolChoice(WireModel):
