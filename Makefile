@@ -10,7 +10,8 @@ help:
 	@echo "make generate         regenerate generated/ from schemas/"
 	@echo "make demo             generate, then show the SDK at work (the main job)"
 	@echo "make test             drift check, ruff, mypy --strict, pytest"
-	@echo "make check-generated  fail when generated/ is stale or hand-edited"
+	@echo "make check-generated  fail when generated/ is stale or hand-edited, or schemas/"
+	@echo "                      break compatibility with the last released snapshot"
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10) and "Python 3.10+ is needed")'
@@ -19,11 +20,19 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	@touch $@
 
-generate: $(STAMP)
-	$(PY) codegen/generate.py
+NODE_STAMP := node_modules/.package-lock.json
 
-check-generated: $(STAMP)
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+
+generate: $(STAMP) $(NODE_STAMP)
+	$(PY) codegen/generate.py
+	node codegen/typescript.mjs
+
+check-generated: $(STAMP) $(NODE_STAMP)
 	$(PY) codegen/generate.py --check
+	node codegen/typescript.mjs --check
+	$(PY) codegen/compat.py
 
 lint: $(STAMP)
 	$(PY) -m ruff check src tests codegen

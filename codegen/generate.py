@@ -20,6 +20,9 @@ Steps:
 4. Write the package ``chatschema_models`` (models, ``__init__`` re-exporting every
    public name, ``py.typed``, a copy of the schemas for run-time validation) and the
    bundled single-file schema ``chatschema.schema.json``.
+
+The TypeScript declarations (``generated/typescript``) come from the bundle, written
+by ``codegen/typescript.mjs`` (``make generate`` runs both; each has its own ``--check``).
 """
 
 from __future__ import annotations
@@ -401,7 +404,9 @@ def build(target: Path) -> None:
     files.append(package / "__init__.py")
     ruff_format(files)
     (package / "py.typed").write_text("", encoding="utf-8")
-    shutil.copytree(SCHEMAS, package / "schemas", ignore=shutil.ignore_patterns("fixtures", "*.md"))
+    shutil.copytree(
+        SCHEMAS, package / "schemas", ignore=shutil.ignore_patterns("fixtures", "released", "*.md")
+    )
     bundled = json.dumps(bundle(schemas), indent=2, ensure_ascii=False) + "\n"
     (target / "chatschema.schema.json").write_text(bundled, encoding="utf-8")
     (package / "schemas" / "chatschema.schema.json").write_text(bundled, encoding="utf-8")
@@ -412,7 +417,9 @@ def snapshot(root: Path) -> dict[str, str]:
     return {
         path.relative_to(root).as_posix(): path.read_text(encoding="utf-8")
         for path in sorted(root.rglob("*"))
-        if path.is_file() and "__pycache__" not in path.parts
+        if path.is_file()
+        and "__pycache__" not in path.parts
+        and path.relative_to(root).parts[0] != "typescript"  # codegen/typescript.mjs --check
     }
 
 
