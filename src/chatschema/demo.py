@@ -1,11 +1,31 @@
-"""A tour of chatschema on a bundled sample conversation: ``python -m chatschema.demo``."""
+"""A tour of chatschema on a bundled sample conversation: ``chatschema demo``.
+
+It validates the sample on both paths, round-trips it through the models, encodes it
+for every provider format (and decodes each back), and shows how a broken copy is
+reported. Opaque reasoning data is elided from what it prints.
+"""
 
 from __future__ import annotations
 
 import json
 from importlib import resources
+from typing import Any
 
 import chatschema
+from chatschema.providers import PROVIDERS, get_codec
+
+_OPAQUE = {"signature", "thought_signature", "thoughtSignature", "encrypted_content", "data"}
+
+
+def _shown(value: Any, key: str = "") -> Any:
+    """A request for display: opaque values and long data elided."""
+    if isinstance(value, dict):
+        return {k: _shown(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_shown(item) for item in value]
+    if isinstance(value, str) and (key in _OPAQUE or len(value) > 120):
+        return f"<{len(value)} characters>"
+    return value
 
 
 def sample_conversation() -> str:
@@ -28,6 +48,17 @@ def main() -> None:
 
     round_trip = chatschema.to_dict(conversation) == json.loads(text)
     print(f"exact round trip through the models: {round_trip}")
+
+    for name in PROVIDERS:
+        codec = get_codec(name)
+        request = codec.encode(conversation)
+        back = codec.decode_conversation(request)
+        print(f"\n--- {name}.encode(conversation): the client's keyword arguments ---")
+        print(json.dumps(_shown(request), indent=2, ensure_ascii=False))
+        print(
+            f"decoded back: {len(back.messages)} messages, roles "
+            f"{' '.join(m.role for m in back.messages)}"
+        )
 
     broken = json.loads(text)
     broken["messages"][1]["content"][1] = {"type": "image", "base64": "iVBORw0KGgo="}
