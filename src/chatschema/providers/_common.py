@@ -269,11 +269,9 @@ def arguments_text(call: ToolCall, provider: str) -> str:
     """
     raw = extras_of(call, provider).get("arguments")
     if isinstance(raw, str):
-        try:
-            if json.loads(raw) == call.arguments:
-                return raw
-        except ValueError:
-            pass
+        parsed, error = parse_arguments(raw)
+        if error is None and parsed == call.arguments:
+            return raw
     return json.dumps(call.arguments, ensure_ascii=False)
 
 
@@ -328,31 +326,45 @@ def tools_as_text(tools: Sequence[ToolDefinition]) -> str:
 
 
 def tool_pairing_problems(
-    messages: Sequence[Message], *, adjacent: bool, provider: str
+    messages: Sequence[Message],
+    *,
+    adjacent: bool,
+    provider: str,
+    include_invalid: bool = False,
+    requirement: str = "requires one",
 ) -> list[Problem]:
     """Tool calls and results that do not pair up.
 
     Every tool result must answer a call of an earlier assistant message that no
-    result has answered yet; every call must be answered. With ``adjacent``, the
-    results must come right after the assistant message, before any other message
-    (OpenAI Chat Completions, Anthropic).
+    result has answered yet; every call must be answered, and call ids must be
+    unique. With ``adjacent``, the results must come right after the assistant
+    message, before any other message (OpenAI Chat Completions). With
+    ``include_invalid``, invalid tool calls that have an id count as calls (formats
+    that send them back, and so need their results).
     """
     problems: list[Problem] = []
-    pending: dict[str, tuple[int, int]] = {}  # call id -> (message, call index)
+    pending: dict[str, str] = {}  # call id -> pointer to it
     answered: set[str] = set()
 
     def unanswered(before: int) -> None:
-        for call_id, (index, position) in pending.items():
+        for call_id, where in pending.items():
             problems.append(
                 Problem(
-                    pointer(index, "tool_calls", position, "id"),
+                    where,
                     "unanswered_tool_call",
                     f"tool call {call_id!r} has no tool result"
                     + (f" before message {before}" if before >= 0 else "")
-                    + f" ({provider} requires one)",
+                    + f" ({provider} {requirement})",
                 )
             )
         pending.clear()
+
+    def called(call_id: str, where: str) -> None:
+        if call_id in pending or call_id in answered:
+            problems.append(
+                Problem(where, "duplicate_tool_call_id", f"tool call id {call_id!r} is used twice")
+            )
+        pending[call_id] = where
 
     for index, message in enumerate(messages):
         if isinstance(message, ToolMessage):
@@ -364,7 +376,7 @@ def tool_pairing_problems(
                 reason = (
                     "answers a call that was already answered"
                     if call_id in answered
-                    else ("answers no earlier tool call")
+                    else "answers no earlier tool call"
                 )
                 problems.append(
                     Problem(
@@ -378,14 +390,10 @@ def tool_pairing_problems(
             unanswered(index)
         if isinstance(message, AssistantMessage):
             for position, call in enumerate(message.tool_calls):
-                if call.id in pending or call.id in answered:
-                    problems.append(
-                        Problem(
-                            pointer(index, "tool_calls", position, "id"),
-                            "duplicate_tool_call_id",
-                            f"tool call id {call.id!r} is used twice",
-                        )
-                    )
-                pending[call.id] = (index, position)
+                called(call.id, pointer(index, "tool_calls", position, "id"))
+            if include_invalid:
+                for position, invalid in enumerate(message.invalid_tool_calls):
+                    if invalid.id is not None:
+                        called(invalid.id, pointer(index, "invalid_tool_calls", position, "id"))
     unanswered(-1)
     return problems

@@ -69,6 +69,7 @@ from chatschema.errors import ConversionError, Problem
 from chatschema.providers._common import (
     EncodeOptions,
     Options,
+    arguments_text,
     as_json,
     content_blocks,
     data_url,
@@ -78,6 +79,7 @@ from chatschema.providers._common import (
     pointer,
     to_conversation,
     tool_call_as_text,
+    tool_pairing_problems,
     tool_result_as_text,
     tools_as_text,
 )
@@ -200,65 +202,20 @@ def _message_index(problem: Problem) -> int:
 
 
 def _pairing_problems(messages: Sequence[Message], options: Options) -> list[Problem]:
-    """``_common.tool_pairing_problems`` (not adjacent), counting invalid tool calls.
+    """Tool pairing, counting invalid tool calls.
 
     Responses sends invalid calls back as ``function_call`` items, so they need a
     ``function_call_output`` just like valid ones.
     """
     if not options.native_tools:
         return []
-    problems: list[Problem] = []
-    pending: dict[str, str] = {}  # call id -> pointer
-    answered: set[str] = set()
-
-    def unanswered(before: int) -> None:
-        for call_id, where in pending.items():
-            problems.append(
-                Problem(
-                    where,
-                    "unanswered_tool_call",
-                    f"tool call {call_id!r} has no tool result"
-                    + (f" before message {before}" if before >= 0 else "")
-                    + f" ({NAME} requires a function_call_output for every function_call)",
-                )
-            )
-        pending.clear()
-
-    def called(call_id: str, where: str) -> None:
-        if call_id in pending or call_id in answered:
-            problems.append(
-                Problem(where, "duplicate_tool_call_id", f"tool call id {call_id!r} is used twice")
-            )
-        pending[call_id] = where
-
-    for index, message in enumerate(messages):
-        if isinstance(message, ToolMessage):
-            call_id = message.tool_call_id
-            if call_id in pending:
-                pending.pop(call_id)
-                answered.add(call_id)
-            else:
-                reason = (
-                    "answers a call that was already answered"
-                    if call_id in answered
-                    else "answers no earlier tool call"
-                )
-                problems.append(
-                    Problem(
-                        pointer(index, "tool_call_id"),
-                        "orphan_tool_result",
-                        f"tool result for {call_id!r} {reason}",
-                    )
-                )
-        elif isinstance(message, AssistantMessage):
-            unanswered(index)
-            for position, call in enumerate(message.tool_calls):
-                called(call.id, pointer(index, "tool_calls", position, "id"))
-            for position, invalid in enumerate(message.invalid_tool_calls):
-                if invalid.id is not None:
-                    called(invalid.id, pointer(index, "invalid_tool_calls", position, "id"))
-    unanswered(-1)
-    return problems
+    return tool_pairing_problems(
+        messages,
+        adjacent=False,
+        provider=NAME,
+        include_invalid=True,
+        requirement="requires a function_call_output for every function_call",
+    )
 
 
 class _Encoder:
@@ -633,7 +590,7 @@ class _Encoder:
             "type": "function_call",
             "call_id": call.id,
             "name": call.name,
-            "arguments": _arguments_text(call),
+            "arguments": arguments_text(call, NAME),
         }
         item.update(
             (key, value) for key, value in extras_of(call, NAME).items() if key != "arguments"
@@ -749,19 +706,6 @@ def _what(block: ContentBlock, where: str) -> str:
         kind = block.value.get("type")
         return f"non_standard block {kind!r} {where}"
     return f"{block.type} block {where}"
-
-
-def _arguments_text(call: ToolCall) -> str:
-    """The exact argument text the model sent, while it still says ``call.arguments``.
-
-    Like ``_common.arguments_text``, but an empty string (no arguments) is kept too.
-    """
-    raw = extras_of(call, NAME).get("arguments")
-    if isinstance(raw, str):
-        parsed, error = parse_arguments(raw)
-        if error is None and parsed == call.arguments:
-            return raw
-    return json.dumps(call.arguments, ensure_ascii=False)
 
 
 def _encode_reasoning(block: ReasoningBlock) -> dict[str, Any]:
