@@ -9,7 +9,9 @@ Merge policy, field by field:
 =========================== ==================================================
 field                       rule
 =========================== ==================================================
-``content`` (string)        appended
+``content`` (string)        appended (a string is shorthand for a text block
+                            without ``index``: such a block right after string
+                            deltas continues them)
 content blocks              merged by (``index``, ``type``); a block without an
                             ``index`` is a new block. ``text`` (and reasoning's
                             ``signature`` and ``encrypted_content``) appended;
@@ -260,6 +262,7 @@ class ChunkAccumulator:
         "_calls",
         "_calls_by_index",
         "_chunks",
+        "_content_set",
         "_fields",
         "_last",
         "_merged",
@@ -279,6 +282,7 @@ class ChunkAccumulator:
         self._usage: Usage | None = None
         self._usage_mode = "delta"  # of the last chunk that carried usage
         self._last = False
+        self._content_set = False  # some chunk set content (possibly to "")
         self._text_only = True  # every content so far was a string
         self._string: _Block | None = None  # the trailing block that string content extends
         self._chunks: list[AssistantMessageChunk] = []
@@ -330,6 +334,7 @@ class ChunkAccumulator:
                 self._last = True
 
     def _add_content(self, content: str | list[Any]) -> None:
+        self._content_set = True
         if isinstance(content, str):
             if content:
                 if self._string is None:
@@ -342,6 +347,11 @@ class ChunkAccumulator:
         for block in content:
             index = block.index
             if index is None:
+                if block.type == "text" and self._string is not None:
+                    # A text block without index right after string deltas continues
+                    # them (string content is shorthand for such a block).
+                    self._string.add(block)
+                    continue
                 self._blocks.append(_Block(block))
                 self._string = None
                 continue
@@ -381,9 +391,8 @@ class ChunkAccumulator:
     def to_chunk(self) -> AssistantMessageChunk:
         """Everything so far as one chunk (tool calls still as raw fragments)."""
         data = self._common()
-        content = self._content(keep_index=True)
-        if content:
-            data["content"] = content
+        if self._content_set:
+            data["content"] = self._content(keep_index=True)
         if self._calls:
             data["tool_call_chunks"] = [call.chunk() for call in self._calls]
         if self._usage_mode == "cumulative":
@@ -395,7 +404,8 @@ class ChunkAccumulator:
     def to_message(self) -> AssistantMessage:
         """The finished message: tool-call arguments parsed once, strictly."""
         data = self._common()
-        data["content"] = self._content()
+        if self._content_set:
+            data["content"] = self._content()
         calls = [call.finish() for call in self._calls]
         valid = [call for call in calls if isinstance(call, ToolCall)]
         invalid = [call for call in calls if isinstance(call, InvalidToolCall)]

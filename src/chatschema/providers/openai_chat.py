@@ -20,10 +20,11 @@ import copy
 import json
 import mimetypes
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Final, Literal, NoReturn, TypeVar, cast
 
 import pydantic
+from chatschema_models.chunk import AssistantMessageChunk
 from chatschema_models.content import (
     AudioBlock,
     CacheControl,
@@ -52,6 +53,7 @@ from chatschema_models.tool import (
     NoneToolChoice,
     RequiredToolChoice,
     ToolCall,
+    ToolCallChunk,
     ToolChoice,
     ToolDefinition,
 )
@@ -75,6 +77,7 @@ from chatschema.providers._common import (
     tool_result_as_text,
     tools_as_text,
 )
+from chatschema.providers._sse import events as sse_events
 
 __all__ = [
     "CUSTOM_TOOL_PARAMETERS",
@@ -84,6 +87,7 @@ __all__ = [
     "decode_conversation",
     "decode_messages",
     "decode_response",
+    "decode_stream",
     "encode",
 ]
 
@@ -1108,8 +1112,15 @@ def _decode_tool_message(data: dict[str, Any], index: int) -> ToolMessage:
     return _build(ToolMessage, _with_extras(fields, extras), index)
 
 
-def _assistant_fields(data: dict[str, Any], index: int) -> dict[str, Any]:
-    """The AssistantMessage fields of a wire assistant message."""
+def _assistant_fields(
+    data: dict[str, Any], index: int, *, positions: bool = False
+) -> dict[str, Any]:
+    """The AssistantMessage fields of a wire assistant message.
+
+    ``positions``: give every tool call its position in ``tool_calls`` as ``index``
+    (replies do, as streamed tool calls are keyed by it; histories only with invalid
+    calls, to keep the order of both kinds).
+    """
     fields: dict[str, Any] = {}
     known = ["role", "content"]
     if _name_field(data, fields):
@@ -1166,7 +1177,7 @@ def _assistant_fields(data: dict[str, Any], index: int) -> dict[str, Any]:
     calls = data.get("tool_calls")
     if isinstance(calls, list) and calls:
         known.append("tool_calls")
-        valid, invalid = _decode_tool_calls(calls, index)
+        valid, invalid = _decode_tool_calls(calls, index, positions=positions)
         if valid:
             fields["tool_calls"] = valid
         if invalid:
@@ -1199,11 +1210,11 @@ def _decode_annotation(raw: Any, index: int) -> Citation | NonStandardAnnotation
 
 
 def _decode_tool_calls(
-    calls: list[Any], index: int
+    calls: list[Any], index: int, *, positions: bool = False
 ) -> tuple[list[ToolCall], list[InvalidToolCall]]:
     decoded = [_tool_call_fields(call, index, position) for position, call in enumerate(calls)]
     # With invalid calls, `index` keeps the order of both kinds in the one wire array.
-    with_index = any(not valid for valid, _ in decoded)
+    with_index = positions or any(not valid for valid, _ in decoded)
     valid_calls: list[ToolCall] = []
     invalid_calls: list[InvalidToolCall] = []
     for position, (valid, fields) in enumerate(decoded):
@@ -1474,8 +1485,10 @@ def decode_response(payload: Any) -> AssistantMessage:
     citations on the text; ``audio`` leaves its id in the message extras (what the
     API wants back) and the whole object in the response metadata, with
     ``created``, ``system_fingerprint``, ``service_tier``, ``logprobs`` and any
-    other field. Appended to a history, the message encodes to exactly the
-    assistant message the API expects back.
+    other field. Tool calls carry their position in ``tool_calls`` as ``index``
+    (the key :func:`decode_stream` merges their fragments by). Appended to a
+    history, the message encodes to exactly the assistant message the API expects
+    back.
 
     Raises:
         ConversionError: for data that is not a ChatCompletion.
@@ -1492,7 +1505,7 @@ def decode_response(payload: Any) -> AssistantMessage:
         _fail(f"choice 0 message has role {message.get('role')!r}", 0)
     metadata: dict[str, Any] = {}
     wire = _response_message(message, metadata)
-    fields = _assistant_fields(wire, 0)
+    fields = _assistant_fields(wire, 0, positions=True)
     fields["provider"] = NAME
     for key, target in (("model", "model"), ("id", "response_id")):
         value = data.get(key)
@@ -1623,3 +1636,676 @@ def _decode_usage(raw: Any) -> tuple[Usage, dict[str, Any]]:
     except pydantic.ValidationError as error:
         _fail(f"usage details: {error.errors()[0]['msg']}")
     return _build(Usage, fields, None), unknown
+
+
+# ============================================================================ stream
+
+# Block slots of a streamed reply (the order the fields take in decode_response).
+_REASONING_SLOT: Final = 0
+_TEXT_SLOT: Final = 1
+_REFUSAL_SLOT: Final = 2
+# Stream-only keys: not part of the complete response.
+_CHUNK_KEYS: Final = frozenset({"id", "model", "object", "choices", "usage", "obfuscation"})
+_CHOICE_KEYS: Final = frozenset({"index", "delta", "finish_reason", "logprobs"})
+_DELTA_KEYS: Final = frozenset(
+    {"role", "content", "refusal", "tool_calls", "annotations", "audio", "name"}
+)
+_CALL_KEYS: Final = frozenset({"index", "id", "type", "function", "custom"})
+
+
+def decode_stream(events: Iterable[Any]) -> Iterator[AssistantMessageChunk]:
+    """Decode a streamed ``ChatCompletion`` into ``AssistantMessageChunk`` objects, lazily.
+
+    ``events`` are the ``chat.completion.chunk`` objects as parsed JSON, the SDK's
+    ``ChatCompletionChunk`` objects, or the raw SSE body (``bytes`` or ``str`` pieces
+    cut anywhere; ``data: [DONE]`` ends it). One chunk is yielded per event that says
+    something, as it arrives; assembled (``ChunkAccumulator``, ``merge_chunks`` or
+    ``+``), they make the message :func:`decode_response` makes of the complete
+    response:
+
+    - text: string content while the reply is plain text; once reasoning
+      (``reasoning_content`` / ``reasoning``) or a refusal comes first, blocks with
+      ``index`` 0 (reasoning), 1 (text), 2 (refusal);
+    - tool calls: ``ToolCallChunk`` fragments keyed by their position in ``tool_calls``
+      (a server that reuses an ``index`` for a call with another ``id``, or leaves
+      ``index`` out, gets the next position), raw argument text as it comes;
+    - ``usage`` with ``usage_mode="cumulative"`` (totals, whether they come once in
+      the ``stream_options.include_usage`` chunk or on every chunk, as vLLM can);
+    - the final chunk brings what is only whole at the end: the exact argument text
+      (``extras.arguments``), the other choices of ``n > 1`` in
+      ``response_metadata["openai_chat"]["choices"]``, the logprobs, the audio
+      object, the message's unknown fields, ``extras.content_shape``. It has
+      ``chunk_position="last"`` when the first choice finished (``finish_reason``);
+      a stream cut off before that gets it without the marker.
+
+    Known limits (the accumulator merges blocks by index, and a string run has
+    none): annotations that come after text that streamed as a string arrive as an
+    empty text block of their own, and reasoning that starts after the text is
+    placed after it.
+
+    Raises:
+        ConversionError: for an ``error`` event (naming its message) and for
+            malformed events; unknown event types (no ``choices``) are skipped.
+    """
+    stream = _Stream()
+    for event in sse_events(events, provider=NAME):
+        yield from stream.event(event)
+    yield from stream.close()
+
+
+class _Parts:
+    """A streamed string: fragments appended, joined once."""
+
+    __slots__ = ("parts",)
+
+    def __init__(self, text: str) -> None:
+        self.parts = [text]
+
+
+class _Object:
+    """A JSON object assembled from deltas the way the SDK accumulates them.
+
+    Strings are appended (``index`` and ``type`` replaced), objects merged, lists of
+    objects with an ``index`` merged by it, other lists extended, other values
+    replaced; ``null`` replaces nothing.
+    """
+
+    __slots__ = ("values",)
+
+    def __init__(self) -> None:
+        self.values: dict[str, Any] = {}
+
+    def add(self, delta: Mapping[str, Any]) -> None:
+        for key, value in delta.items():
+            current = self.values.get(key, _ABSENT)
+            if key in ("index", "type") and value is not None:
+                current = _ABSENT
+            self.values[key] = _accumulate(current, value)
+
+    def build(self) -> dict[str, Any]:
+        return {key: _built(value) for key, value in self.values.items()}
+
+
+class _Items:
+    """A streamed list: entries with an integer ``index`` merged by it."""
+
+    __slots__ = ("by_index", "items")
+
+    def __init__(self) -> None:
+        self.items: list[Any] = []
+        self.by_index: dict[int, _Object] = {}
+
+    def add(self, entries: list[Any]) -> None:
+        for entry in entries:
+            position = entry.get("index") if isinstance(entry, dict) else None
+            if isinstance(position, int) and not isinstance(position, bool):
+                target = self.by_index.get(position)
+                if target is None:
+                    target = self.by_index[position] = _Object()
+                    self.items.append(target)
+                target.add(entry)
+            else:
+                self.items.append(_accumulate(_ABSENT, entry))
+
+
+def _accumulate(current: Any, value: Any) -> Any:
+    if value is None:
+        return None if current is _ABSENT else current
+    if isinstance(current, _Parts) and isinstance(value, str):
+        current.parts.append(value)
+        return current
+    if isinstance(current, _Object) and isinstance(value, dict):
+        current.add(value)
+        return current
+    if isinstance(current, _Items) and isinstance(value, list):
+        current.add(value)
+        return current
+    if isinstance(value, str):
+        return _Parts(value)
+    if isinstance(value, dict):
+        merged = _Object()
+        merged.add(value)
+        return merged
+    if isinstance(value, list):
+        items = _Items()
+        items.add(value)
+        return items
+    return copy.deepcopy(value)
+
+
+def _built(value: Any) -> Any:
+    if isinstance(value, _Parts):
+        return "".join(value.parts)
+    if isinstance(value, _Object):
+        return value.build()
+    if isinstance(value, _Items):
+        return [_built(item) for item in value.items]
+    return value
+
+
+class _StreamCall:
+    """One streamed tool call of the first choice."""
+
+    __slots__ = ("custom", "extras_seen", "id", "name", "parts", "position", "typed")
+
+    def __init__(self, position: int) -> None:
+        self.position = position
+        self.id: str | None = None
+        self.name: str | None = None
+        self.typed = False
+        self.custom = False
+        self.parts: list[str] = []  # argument fragments, for the exact text at the end
+        self.extras_seen: set[str] = set()
+
+
+class _SideChoice:
+    """A choice other than the first (``n > 1``), assembled for the response metadata."""
+
+    __slots__ = ("fields", "finish_reason", "index", "logprobs", "message")
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.message = _Object()
+        self.logprobs = _Object()
+        self.finish_reason: Any = None
+        self.fields: dict[str, Any] = {}
+
+    def build(self) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", **self.message.build()}
+        message["role"] = "assistant"
+        message.setdefault("content", None)
+        calls = message.get("tool_calls")
+        if isinstance(calls, list):
+            for call in calls:
+                if isinstance(call, dict):
+                    call.pop("index", None)
+        logprobs = self.logprobs.build().get("logprobs") if self.logprobs.values else None
+        return {
+            "index": self.index,
+            "message": message,
+            "logprobs": logprobs,
+            "finish_reason": self.finish_reason,
+            **self.fields,
+        }
+
+
+class _Stream:
+    """The state of one decode_stream: O(1) per event besides the streamed data."""
+
+    def __init__(self) -> None:
+        self.started = False  # a chunk was yielded (it carried `provider`)
+        self.response_id: str | None = None
+        self.model: str | None = None
+        self.metadata: dict[str, Any] = {}  # last value emitted per metadata key
+        self.primary: int | None = None  # wire index of the choice that is the message
+        self.finished = False
+        self.side: dict[int, _SideChoice] = {}
+        # content of the first choice
+        self.mode: Literal["string", "blocks"] | None = None
+        self.text_seen = False  # a `content` string came (even "")
+        self.text_block = False  # the text block exists (blocks mode)
+        self.reasoning_field: str | None = None
+        self.reasoning_block = False
+        self.refusal_block = False
+        self.annotations: list[Any] = []  # raw, held until text comes
+        self.annotated = False
+        self.name_sent = False
+        self.audio = _Object()
+        self.audio_id_sent = False
+        self.logprobs = _Object()
+        self.others = _Object()  # the message's other fields: extras at the end
+        self.calls: list[_StreamCall] = []
+        self.calls_by_wire: dict[int, _StreamCall] = {}
+        self.calls_by_id: dict[str, _StreamCall] = {}
+
+    # ------------------------------------------------------------------ events
+
+    def event(self, raw: Any) -> list[AssistantMessageChunk]:
+        if isinstance(raw, (str, bytes, bytearray)):  # one event as JSON text
+            try:
+                raw = json.loads(raw)
+            except ValueError as bad:
+                _fail(f"stream event is not JSON: {bad}")
+        data = _json(raw)
+        if not isinstance(data, dict):
+            _fail(f"a stream event must be an object, not {_describe(data)}")
+        error = data.get("error")
+        if error or data.get("object") == "error":
+            _stream_error(error if error else data)
+        if "choices" not in data and "usage" not in data:
+            return []  # not a chunk (a ping, a proxy's own event): skipped
+        out: dict[str, Any] = {}
+        meta: dict[str, Any] = {}
+        extras: dict[str, Any] = {}
+        blocks: list[ContentBlock] = []
+        text: list[str] = []
+        calls: list[ToolCallChunk] = []
+        for key, target in (("id", "response_id"), ("model", "model")):
+            value = data.get(key)
+            if isinstance(value, str) and value and getattr(self, target) is None:
+                setattr(self, target, value)
+                out[target] = value
+        for key, value in data.items():
+            if key not in _CHUNK_KEYS:
+                self.note(meta, key, value)
+        choices = data.get("choices")
+        if choices is not None:
+            if not isinstance(choices, list):
+                _fail(f"choices must be a list, not {_describe(choices)}")
+            for position, choice in enumerate(choices):
+                self.choice(choice, position, out, meta, extras, blocks, text, calls)
+        usage = data.get("usage")
+        if usage is not None:
+            out["usage"], unknown = _decode_usage(usage)
+            out["usage_mode"] = "cumulative"
+            if unknown:
+                meta["usage"] = unknown
+        return self.chunk(out, meta, extras, blocks, text, calls)
+
+    def note(self, meta: dict[str, Any], key: str, value: Any) -> None:
+        """A metadata value, emitted when it changes (the last one wins)."""
+        if value is not None and self.metadata.get(key, _ABSENT) != value:
+            self.metadata[key] = value
+            meta[key] = copy.deepcopy(value)
+
+    def choice(
+        self,
+        raw: Any,
+        position: int,
+        out: dict[str, Any],
+        meta: dict[str, Any],
+        extras: dict[str, Any],
+        blocks: list[ContentBlock],
+        text: list[str],
+        calls: list[ToolCallChunk],
+    ) -> None:
+        choice = _object(raw, f"choice {position}", None)
+        index = choice.get("index", 0)
+        if not isinstance(index, int) or isinstance(index, bool) or index < 0:
+            _fail(f"choice {position} index must be a non-negative integer, not {index!r}")
+        delta = choice.get("delta")
+        if delta is None:
+            delta = {}
+        delta = _object(delta, f"choice {index} delta", None)
+        reason = choice.get("finish_reason")
+        if reason is not None:
+            reason = _string(reason, f"choice {index} finish_reason", None)
+        if self.primary is None:
+            self.primary = index
+            if index != 0:
+                self.note(meta, "index", index)
+        if index != self.primary:
+            self.side_choice(index, choice, delta, reason)
+            return
+        if reason is not None:
+            self.finished = True
+            out["raw_finish_reason"] = reason
+            out["finish_reason"] = _FINISH_REASONS.get(reason, "other")
+        if choice.get("logprobs") is not None:
+            self.logprobs.add({"logprobs": choice["logprobs"]})
+        for key, value in choice.items():
+            if key not in _CHOICE_KEYS:
+                self.note(meta, key, value)
+        self.delta(delta, out, extras, blocks, text, calls)
+
+    def side_choice(
+        self, index: int, choice: dict[str, Any], delta: dict[str, Any], reason: Any
+    ) -> None:
+        side = self.side.get(index)
+        if side is None:
+            side = self.side[index] = _SideChoice(index)
+        side.message.add(delta)
+        if reason is not None:
+            side.finish_reason = reason
+        if choice.get("logprobs") is not None:
+            side.logprobs.add({"logprobs": choice["logprobs"]})
+        for key, value in choice.items():
+            if key not in _CHOICE_KEYS and value is not None:
+                _merge_value(side.fields, key, value)
+
+    def delta(
+        self,
+        delta: dict[str, Any],
+        out: dict[str, Any],
+        extras: dict[str, Any],
+        blocks: list[ContentBlock],
+        text: list[str],
+        calls: list[ToolCallChunk],
+    ) -> None:
+        role = delta.get("role")
+        if role is not None and role != "assistant":
+            _fail(f"choice {self.primary} delta has role {role!r}")
+        name = delta.get("name")
+        if isinstance(name, str) and name:
+            if not self.name_sent:
+                self.name_sent = True
+                out["name"] = name
+        elif name is not None:
+            self.others.add({"name": name})
+        if self.reasoning_field is None:
+            for field in ("reasoning_content", "reasoning"):
+                if isinstance(delta.get(field), str):
+                    self.reasoning_field = field
+                    break
+        rest = {
+            key: value
+            for key, value in delta.items()
+            if key not in _DELTA_KEYS and key != self.reasoning_field
+        }
+        if rest:
+            self.others.add(rest)
+        if self.reasoning_field is not None:
+            reasoning = delta.get(self.reasoning_field)
+            if isinstance(reasoning, str):
+                self.add_reasoning(reasoning, blocks)
+            elif reasoning is not None:
+                self.others.add({self.reasoning_field: reasoning})
+        content = delta.get("content")
+        if content is not None:
+            self.add_text(_string(content, f"choice {self.primary} content", None), blocks, text)
+        refusal = delta.get("refusal")
+        if isinstance(refusal, str):
+            self.add_refusal(refusal, blocks)
+        elif refusal is not None:
+            self.others.add({"refusal": refusal})
+        annotations = delta.get("annotations")
+        if isinstance(annotations, list):
+            self.annotations.extend(copy.deepcopy(annotations))
+            if self.text_seen:
+                self.flush_annotations(blocks)
+        elif annotations is not None:
+            self.others.add({"annotations": annotations})
+        audio = delta.get("audio")
+        if audio is not None:
+            audio = _object(audio, f"choice {self.primary} audio", None)
+            self.audio.add(audio)
+            if not self.audio_id_sent and isinstance(audio.get("id"), str):
+                self.audio_id_sent = True
+                extras["audio"] = {"id": audio["id"]}
+        tool_calls = delta.get("tool_calls")
+        if tool_calls is not None:
+            if not isinstance(tool_calls, list):
+                _fail(f"tool_calls must be a list, not {_describe(tool_calls)}")
+            for fragment in tool_calls:
+                calls.append(self.tool_call(fragment))
+
+    # ------------------------------------------------------------------ content
+
+    def add_reasoning(self, text: str, blocks: list[ContentBlock]) -> None:
+        if self.mode is None:
+            self.mode = "blocks"
+        if self.reasoning_block:
+            if text:
+                blocks.append(ReasoningBlock(text=text, index=_REASONING_SLOT))
+            return
+        self.reasoning_block = True
+        fields: dict[str, Any] = {"text": text, "provider": NAME, "index": _REASONING_SLOT}
+        if self.reasoning_field == "reasoning":
+            fields["extras"] = {NAME: {"field": "reasoning"}}
+        blocks.append(ReasoningBlock(**fields))
+
+    def add_text(self, content: str, blocks: list[ContentBlock], text: list[str]) -> None:
+        first = not self.text_seen
+        self.text_seen = True
+        if self.mode == "blocks":
+            if content or not self.text_block:
+                self.text_block = True
+                blocks.append(TextBlock(text=content, index=_TEXT_SLOT))
+        elif content:
+            self.mode = "string"
+            text.append(content)
+        elif first and self.mode is None:
+            text.append("")  # says the reply has (empty) text content
+        if self.annotations:
+            self.flush_annotations(blocks)
+
+    def add_refusal(self, refusal: str, blocks: list[ContentBlock]) -> None:
+        if self.mode is None:
+            self.mode = "blocks"
+        if self.mode == "blocks" and self.text_seen and not self.text_block:
+            # decode_response puts the (empty) text before the refusal
+            self.text_block = True
+            blocks.append(TextBlock(text="", index=_TEXT_SLOT))
+        if self.refusal_block:
+            if refusal:
+                blocks.append(RefusalBlock(text=refusal, index=_REFUSAL_SLOT))
+            return
+        self.refusal_block = True
+        blocks.append(
+            RefusalBlock(text=refusal, index=_REFUSAL_SLOT, extras={NAME: {"as_field": True}})
+        )
+
+    def flush_annotations(self, blocks: list[ContentBlock]) -> None:
+        """Annotations that came with or after text: citations on the text block."""
+        decoded = [_decode_annotation(item, 0) for item in self.annotations]
+        self.annotations = []
+        if not decoded:
+            return
+        self.annotated = True
+        if self.mode == "string":
+            # Text that streamed as a string cannot take them (the accumulator keys
+            # blocks by index): they come as a block of their own.
+            blocks.append(TextBlock(text="", annotations=decoded))
+        else:
+            self.mode = "blocks"
+            self.text_block = True
+            blocks.append(TextBlock(text="", index=_TEXT_SLOT, annotations=decoded))
+
+    # ------------------------------------------------------------------ tool calls
+
+    def tool_call(self, raw: Any) -> ToolCallChunk:
+        data = _object(raw, "a tool call delta", None)
+        wire = data.get("index", _ABSENT)
+        call_id = data.get("id")
+        if call_id is not None:
+            call_id = _string(call_id, "tool call id", None)
+        call: _StreamCall | None
+        if wire is _ABSENT or wire is None:
+            # servers that leave `index` out: a new id starts a call
+            if call_id and call_id in self.calls_by_id:
+                call = self.calls_by_id[call_id]
+            elif call_id or not self.calls:
+                call = self.new_call()
+            else:
+                call = self.calls[-1]
+        elif isinstance(wire, int) and not isinstance(wire, bool) and wire >= 0:
+            call = self.calls_by_wire.get(wire)
+            if call is None or (call_id and call.id and call_id != call.id):
+                call = self.calls_by_wire[wire] = self.new_call()
+        else:
+            _fail(f"tool call index must be a non-negative integer, not {wire!r}")
+        fields: dict[str, Any] = {"index": call.position}
+        extras: dict[str, Any] = {}
+        if call_id and call.id is None:
+            call.id = fields["id"] = call_id
+            self.calls_by_id[call_id] = call
+        kind = data.get("type")
+        if kind is not None:
+            if kind not in ("function", "custom"):
+                _fail(f"tool call {call.position} has unknown type {kind!r}")
+            if not call.typed:
+                call.typed = True
+                call.custom = kind == "custom"
+                if call.custom:
+                    extras["type"] = "custom"
+        key = "custom" if call.custom else "function"
+        inner = data.get(key)
+        if inner is not None:
+            inner = _object(inner, f"tool call {call.position} {key}", None)
+            name = inner.get("name")
+            if name is not None:
+                name = _string(name, f"tool call {call.position} name", None)
+                if name and call.name is None:
+                    call.name = fields["name"] = name
+            piece = inner.get("input" if call.custom else "arguments")
+            if piece is not None:
+                piece = _string(piece, f"tool call {call.position} arguments", None)
+                if call.custom:
+                    # free-form input, as the JSON text of {"input": ...}
+                    opening = '{"input": "' if not call.parts else ""
+                    call.parts.append(piece)
+                    fields["arguments"] = opening + json.dumps(piece)[1:-1]
+                elif piece:
+                    call.parts.append(piece)
+                    fields["arguments"] = piece
+            known = ("name", "input" if call.custom else "arguments")
+            leftover = self.leftover(call, inner, known, f"{key}/")
+            if leftover:
+                extras[key] = leftover
+        extras.update(self.leftover(call, data, _CALL_KEYS))
+        if extras:
+            fields["extras"] = {NAME: extras}
+        return ToolCallChunk(**fields)
+
+    def new_call(self) -> _StreamCall:
+        call = _StreamCall(len(self.calls))
+        self.calls.append(call)
+        return call
+
+    @staticmethod
+    def leftover(
+        call: _StreamCall, data: dict[str, Any], known: Iterable[str], where: str = ""
+    ) -> dict[str, Any]:
+        """A fragment's unknown keys, for the call's extras (a null only before a value)."""
+        known = set(known)
+        found: dict[str, Any] = {}
+        for key, value in data.items():
+            if key in known:
+                continue
+            if value is None and where + key in call.extras_seen:
+                continue
+            call.extras_seen.add(where + key)
+            found[key] = copy.deepcopy(value)
+        return found
+
+    def finish_call(self, call: _StreamCall) -> ToolCallChunk | None:
+        if not call.id:
+            _fail(f"tool call {call.position} has no id")
+        if call.name is None:
+            _fail(f"tool call {call.position} has no name")
+        extras: dict[str, Any] = {}
+        fields: dict[str, Any] = {"index": call.position}
+        if call.custom:
+            fields["arguments"] = ('{"input": "' if not call.parts else "") + '"}'
+        else:
+            if not call.typed:
+                extras["no_type"] = True
+            raw = "".join(call.parts)
+            arguments, _ = parse_arguments(raw)
+            if (
+                arguments is not None
+                and call.name
+                and raw != json.dumps(arguments, ensure_ascii=False)
+            ):
+                extras["arguments"] = raw
+        if extras:
+            fields["extras"] = {NAME: extras}
+        return ToolCallChunk(**fields) if len(fields) > 1 else None
+
+    # ------------------------------------------------------------------ output
+
+    def chunk(
+        self,
+        out: dict[str, Any],
+        meta: dict[str, Any],
+        extras: dict[str, Any],
+        blocks: list[ContentBlock],
+        text: list[str],
+        calls: list[ToolCallChunk],
+    ) -> list[AssistantMessageChunk]:
+        chunks: list[AssistantMessageChunk] = []
+        joined = "".join(text)
+        if blocks:
+            if joined:  # string text, then blocks, in one event: the text first
+                chunks.append(self.build({"content": joined}))
+            out["content"] = blocks
+        elif text:
+            out["content"] = joined
+        if calls:
+            out["tool_call_chunks"] = calls
+        if meta:
+            out["response_metadata"] = {NAME: meta}
+        if extras:
+            out["extras"] = {NAME: extras}
+        if out:
+            chunks.append(self.build(out))
+        return chunks
+
+    def build(self, fields: dict[str, Any]) -> AssistantMessageChunk:
+        if not self.started:
+            self.started = True
+            fields["provider"] = NAME
+        try:
+            return AssistantMessageChunk(**fields)
+        except pydantic.ValidationError as error:
+            _fail(f"cannot represent the stream event: {error.errors()[0]['msg']}")
+
+    def close(self) -> list[AssistantMessageChunk]:
+        """The final chunk: what is only whole at the end of the stream."""
+        out: dict[str, Any] = {}
+        meta: dict[str, Any] = {}
+        extras: dict[str, Any] = {}
+        blocks: list[ContentBlock] = []
+        calls = [chunk for call in self.calls if (chunk := self.finish_call(call)) is not None]
+        if self.annotations:
+            if self.text_seen:
+                self.flush_annotations(blocks)
+            else:  # no text to cite: kept as they came, like decode_response does
+                self.others.add({"annotations": self.annotations})
+        if self.mode == "blocks" and self.text_seen and not self.text_block:
+            blocks.append(TextBlock(text="", index=_TEXT_SLOT))
+        if self.primary is not None:
+            # a null field is no field (decode_response drops them too)
+            extras.update(
+                (key, value) for key, value in self.others.build().items() if value is not None
+            )
+            shape = self.content_shape()
+            if shape is not None:
+                extras["content_shape"] = shape
+            audio = self.audio.build()
+            if audio:
+                if isinstance(audio.get("id"), str):
+                    meta["audio"] = audio
+                else:
+                    extras["audio"] = audio
+            logprobs = self.logprobs.build().get("logprobs")
+            if logprobs is not None:
+                meta["logprobs"] = logprobs
+        if self.side:
+            meta["choices"] = [side.build() for side in self.side.values()]
+        if self.finished:
+            out["chunk_position"] = "last"
+        return self.chunk(out, meta, extras, blocks, [], calls)
+
+    def content_shape(self) -> Shape | None:
+        """``extras.content_shape`` as decode_response would record it."""
+        shape: Shape = "string" if self.text_seen else "null"
+        side: list[ContentBlock] = []
+        if self.reasoning_block:
+            side.append(ReasoningBlock(text=""))
+        if self.text_seen:
+            side.append(TextBlock(text=""))
+        if self.refusal_block:
+            side.append(RefusalBlock(text="", extras={NAME: {"as_field": True}}))
+        if shape == "string" and len(side) == 1 and not self.annotated:
+            return None
+        if shape == "null" and not side:
+            return None
+        return shape if shape != _default_shape(side) else None
+
+
+def _merge_value(target: dict[str, Any], key: str, value: Any) -> None:
+    """The last value wins; objects are merged (as chunks' metadata merges)."""
+    current = target.get(key)
+    if isinstance(current, dict) and isinstance(value, dict):
+        for inner, item in value.items():
+            _merge_value(current, inner, item)
+    else:
+        target[key] = copy.deepcopy(value)
+
+
+def _stream_error(error: Any) -> NoReturn:
+    message = error.get("message") if isinstance(error, dict) else None
+    if not isinstance(message, str) or not message:
+        message = json.dumps(error, default=str)[:200] if isinstance(error, dict) else str(error)
+    _fail(f"the stream reported an error: {message}")
