@@ -65,6 +65,7 @@ from chatschema.errors import ConversionError, Problem
 from chatschema.providers._common import (
     EncodeOptions,
     Options,
+    arguments_text,
     as_json,
     content_blocks,
     data_url,
@@ -74,6 +75,7 @@ from chatschema.providers._common import (
     pointer,
     to_conversation,
     tool_call_as_text,
+    tool_pairing_problems,
     tool_result_as_text,
     tools_as_text,
 )
@@ -707,22 +709,6 @@ def _file_part(block: FileBlock) -> dict[str, Any] | None:
     return {"type": "file", "file": file}
 
 
-def _arguments_text(call: ToolCall) -> str:
-    """The exact argument text the provider sent, when it still says the same."""
-    raw = extras_of(call, NAME).get("arguments")
-    if isinstance(raw, str):
-        if raw.strip() == "":
-            if call.arguments == {}:
-                return raw
-        else:
-            try:
-                if json.loads(raw) == call.arguments:
-                    return raw
-            except ValueError:
-                pass
-    return json.dumps(call.arguments, ensure_ascii=False)
-
-
 def _custom_input(call: ToolCall) -> str | None:
     """The free-form input of a custom tool call, None if arguments are not ``{"input": str}``."""
     value = call.arguments.get("input")
@@ -747,7 +733,7 @@ def _encode_tool_call(call: ToolCall, index: int) -> dict[str, Any]:
         wire = {
             "id": call.id,
             "type": "function",
-            "function": {"name": call.name, "arguments": _arguments_text(call)},
+            "function": {"name": call.name, "arguments": arguments_text(call, NAME)},
         }
         if extras.get("no_type") is True:
             del wire["type"]
@@ -918,69 +904,10 @@ def _valid_tool_name(name: str) -> bool:
 def _pairing_problems(messages: Sequence[Message]) -> list[Problem]:
     """Tool calls and results that do not pair up, Chat Completions' way.
 
-    As ``_common.tool_pairing_problems(adjacent=True)``, with invalid tool calls
-    counted as calls: they are sent back as tool calls and need answers too.
+    Results right after their call, and invalid tool calls counted as calls: they
+    are sent back as tool calls and need answers too.
     """
-    problems: list[Problem] = []
-    pending: dict[str, str] = {}  # call id -> pointer to it
-    answered: set[str] = set()
-
-    def unanswered(before: int) -> None:
-        for call_id, where in pending.items():
-            problems.append(
-                Problem(
-                    where,
-                    "unanswered_tool_call",
-                    f"tool call {call_id!r} has no tool result"
-                    + (f" before message {before}" if before >= 0 else "")
-                    + f" ({NAME} requires one)",
-                )
-            )
-        pending.clear()
-
-    for index, message in enumerate(messages):
-        if isinstance(message, ToolMessage):
-            call_id = message.tool_call_id
-            if call_id in pending:
-                pending.pop(call_id)
-                answered.add(call_id)
-            else:
-                reason = (
-                    "answers a call that was already answered"
-                    if call_id in answered
-                    else "answers no earlier tool call"
-                )
-                problems.append(
-                    Problem(
-                        pointer(index, "tool_call_id"),
-                        "orphan_tool_result",
-                        f"tool result for {call_id!r} {reason}",
-                    )
-                )
-            continue
-        unanswered(index)
-        if isinstance(message, AssistantMessage):
-            calls: list[tuple[str, str]] = [
-                (call.id, pointer(index, "tool_calls", position, "id"))
-                for position, call in enumerate(message.tool_calls)
-            ]
-            calls += [
-                (bad.id, pointer(index, "invalid_tool_calls", position, "id"))
-                for position, bad in enumerate(message.invalid_tool_calls)
-                if bad.id is not None
-            ]
-            for call_id, where in calls:
-                if call_id in pending or call_id in answered:
-                    problems.append(
-                        Problem(
-                            where,
-                            "duplicate_tool_call_id",
-                            f"tool call id {call_id!r} is used twice",
-                        )
-                    )
-                pending[call_id] = where
-    unanswered(-1)
-    return problems
+    return tool_pairing_problems(messages, adjacent=True, provider=NAME, include_invalid=True)
 
 
 # ============================================================================ decode
