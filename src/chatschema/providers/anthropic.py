@@ -30,10 +30,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, Final, NoReturn, TypeVar
 
 import pydantic
+from chatschema_models.chunk import AssistantMessageChunk
 from chatschema_models.content import (
     AudioBlock,
     CacheControl,
@@ -66,6 +67,7 @@ from chatschema_models.tool import (
     NoneToolChoice,
     RequiredToolChoice,
     ToolCall,
+    ToolCallChunk,
     ToolChoice,
     ToolDefinition,
 )
@@ -74,6 +76,7 @@ from pydantic import BaseModel
 from typing_extensions import Unpack
 
 from chatschema.errors import ConversionError, Problem
+from chatschema.providers import _sse
 from chatschema.providers._common import (
     EncodeOptions,
     Options,
@@ -99,6 +102,7 @@ __all__ = [
     "decode_conversation",
     "decode_messages",
     "decode_response",
+    "decode_stream",
     "encode",
 ]
 
@@ -484,7 +488,8 @@ def _tool_use(raw: dict[str, Any], mi: int, bi: int, index: bool) -> ToolCall | 
         fields["arguments"] = arguments
         return _build(ToolCall, fields, mi, bi)
     fields["arguments"] = json.dumps(arguments, ensure_ascii=False, default=repr)
-    fields["error"] = f"tool_use input must be an object, not {type(arguments).__name__}"
+    # worded as ChunkAccumulator words it, so that a streamed call decodes the same
+    fields["error"] = f"arguments must be a JSON object, not {type(arguments).__name__}"
     return _build(InvalidToolCall, fields, mi, bi)
 
 
@@ -500,46 +505,50 @@ def _interleaved(content: list[Any]) -> bool:
     return False
 
 
+def _assistant_block(
+    raw: Any, mi: int, bi: int, *, index_call: bool
+) -> ContentBlock | ToolCall | InvalidToolCall:
+    """One assistant wire block: a content block, a ToolCall or an InvalidToolCall."""
+    raw = _plain(raw)
+    if not isinstance(raw, dict):
+        _fail("a content block must be an object", message_index=mi, block_index=bi)
+    kind = raw.get("type")
+    if kind == "tool_use":
+        return _tool_use(raw, mi, bi, index_call)
+    if kind == "text":
+        return _text_block(raw, mi, bi)
+    if kind in ("thinking", "redacted_thinking"):
+        return _reasoning_block(raw, mi, bi)
+    if kind == "server_tool_use":
+        return _server_call_block(raw, mi, bi)
+    if isinstance(kind, str) and kind.endswith("_tool_result") and kind != "tool_result":
+        return _server_result_block(raw, mi, bi)
+    if isinstance(kind, str):
+        return _non_standard(raw, mi, bi)
+    _fail("a content block needs a string `type`", message_index=mi, block_index=bi)
+
+
 def _assistant_content(content: list[Any], mi: int, *, positions: bool) -> _Assistant:
     """Decode assistant content blocks.
 
     Args:
         content: the wire blocks.
         mi: message index for errors.
-        positions: set every block's and call's ``index`` (responses); otherwise
-            calls get an ``index`` only when content follows a call, which is when
-            the encoder needs it to put them back in place.
+        positions: set every call's ``index`` (responses); otherwise calls get an
+            ``index`` only when content follows a call, which is when the encoder
+            needs it to put them back in place. Blocks never get one: a finished
+            message's blocks are in order, as a streamed one's are.
     """
     into = _Assistant()
     index_calls = positions or _interleaved(content)
     for bi, item in enumerate(content):
-        raw = _plain(item)
-        if not isinstance(raw, dict):
-            _fail("a content block must be an object", message_index=mi, block_index=bi)
-        kind = raw.get("type")
-        block: ContentBlock
-        if kind == "tool_use":
-            call = _tool_use(raw, mi, bi, index_calls)
-            if isinstance(call, ToolCall):
-                into.calls.append(call)
-            else:
-                into.invalid.append(call)
-            continue
-        if kind == "text":
-            block = _text_block(raw, mi, bi)
-        elif kind in ("thinking", "redacted_thinking"):
-            block = _reasoning_block(raw, mi, bi)
-        elif kind == "server_tool_use":
-            block = _server_call_block(raw, mi, bi)
-        elif isinstance(kind, str) and kind.endswith("_tool_result") and kind != "tool_result":
-            block = _server_result_block(raw, mi, bi)
-        elif isinstance(kind, str):
-            block = _non_standard(raw, mi, bi)
+        decoded = _assistant_block(item, mi, bi, index_call=index_calls)
+        if isinstance(decoded, ToolCall):
+            into.calls.append(decoded)
+        elif isinstance(decoded, InvalidToolCall):
+            into.invalid.append(decoded)
         else:
-            _fail("a content block needs a string `type`", message_index=mi, block_index=bi)
-        if positions:
-            block = block.model_copy(update={"index": bi})
-        into.blocks.append(block)
+            into.blocks.append(decoded)
     return into
 
 
@@ -832,12 +841,36 @@ def _usage(raw: Any, metadata: dict[str, Any]) -> Usage:
     return _build(Usage, fields)
 
 
+def _response_fields(
+    data: Mapping[str, Any], fields: dict[str, Any], metadata: dict[str, Any]
+) -> None:
+    """Put a response's top-level keys into message fields and metadata.
+
+    All keys but ``content``, ``role``, ``type`` and ``usage``; a stream's
+    ``message_start`` message and ``message_delta`` delta go through here too.
+    """
+    for key, value in data.items():
+        if key in ("content", "role", "type", "usage"):
+            continue
+        if key == "id" and isinstance(value, str) and value:
+            fields["response_id"] = value
+        elif key == "model" and isinstance(value, str) and value:
+            fields["model"] = value
+        elif key == "stop_reason":
+            if isinstance(value, str):
+                fields["raw_finish_reason"] = value
+                fields["finish_reason"] = _FINISH_REASONS.get(value, "other")
+        elif key == "stop_sequence" or value is not None:
+            metadata[key] = _plain_deep(value)
+
+
 def decode_response(payload: Any) -> AssistantMessage:
     """Read a Messages API response (``anthropic.types.Message`` or its JSON).
 
-    Content blocks and tool calls get ``index`` = their position in the
-    response's ``content``; ``usage.input_tokens`` counts cache reads and writes
-    too; ``stop_sequence``, ``stop_details``, ``container``, the service tier and
+    Tool calls get ``index`` = their position in the response's ``content`` (the
+    other blocks stay in order, without one, as :func:`decode_stream` assembles
+    them); ``usage.input_tokens`` counts cache reads and writes too;
+    ``stop_sequence``, ``stop_details``, ``container``, the service tier and
     server-tool request counts go to ``response_metadata["anthropic"]``.
 
     Raises:
@@ -851,24 +884,314 @@ def decode_response(payload: Any) -> AssistantMessage:
     into = _assistant_content(data["content"], 0, positions=True)
     fields: dict[str, Any] = {"provider": NAME}
     metadata: dict[str, Any] = {}
-    for key, value in data.items():
-        if key in ("content", "role", "type"):
-            continue
-        if key == "id" and isinstance(value, str) and value:
-            fields["response_id"] = value
-        elif key == "model" and isinstance(value, str) and value:
-            fields["model"] = value
-        elif key == "stop_reason":
-            if isinstance(value, str):
-                fields["raw_finish_reason"] = value
-                fields["finish_reason"] = _FINISH_REASONS.get(value, "other")
-        elif key == "usage" and value is not None:
-            fields["usage"] = _usage(value, metadata)
-        elif key == "stop_sequence" or value is not None:
-            metadata[key] = _plain_deep(value)
+    _response_fields(data, fields, metadata)
+    if data.get("usage") is not None:
+        fields["usage"] = _usage(data["usage"], metadata)
     if metadata:
         fields["response_metadata"] = {NAME: metadata}
     return _assistant_message(into, 0, **fields)
+
+
+# ============================================================================ stream
+
+# Delta types and the kind of block each applies to; other delta types are ignored.
+_DELTAS: Final = {
+    "text_delta": ("text", "text"),
+    "citations_delta": ("text", "citation"),
+    "thinking_delta": ("thinking", "thinking"),
+    "signature_delta": ("thinking", "signature"),
+    "input_json_delta": ("input", "partial_json"),
+}
+
+
+class _Open:
+    """A content block of the stream: its position and what its deltas need.
+
+    ``kind`` is ``text``, ``thinking``, ``tool_use``, ``input`` (a block whose
+    ``input`` streams as JSON but that is not a client tool call, such as
+    ``server_tool_use``: kept until ``content_block_stop``, then decoded whole) or
+    ``whole`` (a block that came complete).
+    """
+
+    __slots__ = ("kind", "parts", "position", "raw", "start_input", "stopped", "streamed", "type")
+
+    def __init__(self, position: int, kind: str, type_: str) -> None:
+        self.position = position
+        self.kind = kind
+        self.type = type_  # the wire block type, for error messages
+        self.raw: dict[str, Any] | None = None  # an ``input`` block's start
+        self.parts: list[str] = []  # an ``input`` block's JSON fragments
+        self.start_input: str | None = None  # a tool_use's non-empty start input, as JSON
+        self.streamed = False  # a tool_use got a non-empty input_json_delta
+        self.stopped = False
+
+
+def _stream_fail(reason: str, block: int | None = None) -> NoReturn:
+    raise ConversionError(f"stream: {reason}", provider=NAME, block_index=block)
+
+
+def _chunk(fields: dict[str, Any]) -> AssistantMessageChunk:
+    return _build(AssistantMessageChunk, fields)
+
+
+class _Stream:
+    """The state of one stream: the blocks by wire index and the usage so far."""
+
+    def __init__(self) -> None:
+        self.started = False
+        self.blocks: dict[int, _Open] = {}
+        self.usage: dict[str, Any] = {}  # the running raw usage (counts replace)
+        self.emptied = False  # content=[] sent for a reply without any block
+
+    def empty(self, fields: dict[str, Any]) -> dict[str, Any]:
+        """Mark a reply without any block as having empty content, as decode_response does.
+
+        Done at its end (message_delta, message_stop): until then a tool_use may
+        still come, and a reply of only tool calls has no content at all.
+        """
+        if not self.blocks and not self.emptied:
+            self.emptied = True
+            fields["content"] = []
+        return fields
+
+    def event(self, event: Any) -> Iterator[AssistantMessageChunk]:
+        if isinstance(event, BaseModel) and getattr(event, "type", None) not in _ALL_EVENTS:
+            # e.g. the ``text`` / ``input_json`` events of ``client.messages.stream()``,
+            # whose snapshots are not dumped: that would be quadratic
+            return
+        data = _load(event)
+        if not isinstance(data, dict):
+            _stream_fail(f"an event must be an object, not {type(data).__name__}")
+        kind = data.get("type")
+        if not isinstance(kind, str):
+            _stream_fail("an event needs a string `type`")
+        if kind == "error":
+            self.error(data)
+        if kind == "message_start":
+            if self.started:
+                _stream_fail("a second message_start")
+            self.started = True
+            yield from self.message_start(data)
+            return
+        if kind not in _EVENTS:
+            return  # ping, and event types newer than this codec
+        if not self.started:
+            _stream_fail(f"{kind} before message_start")
+        if kind == "content_block_start":
+            index = _event_index(data)
+            block = _plain(data.get("content_block"))
+            if not isinstance(block, dict):
+                _stream_fail("content_block_start needs a `content_block` object")
+            yield from self.start(index, block)
+        elif kind == "content_block_delta":
+            yield from self.delta(data)
+        elif kind == "content_block_stop":
+            yield from self.stop(_event_index(data))
+        elif kind == "message_delta":
+            yield from self.message_delta(data)
+        else:  # message_stop
+            yield _chunk(self.empty({"chunk_position": "last"}))
+
+    @staticmethod
+    def error(data: dict[str, Any]) -> NoReturn:
+        error = _plain(data.get("error"))
+        kind = error.get("type") if isinstance(error, dict) else None
+        message = error.get("message") if isinstance(error, dict) else None
+        detail = message if isinstance(message, str) else json.dumps(error, default=repr)
+        prefix = f"{kind}: " if isinstance(kind, str) else ""
+        raise ConversionError(f"stream error event: {prefix}{detail}", provider=NAME)
+
+    def message_start(self, data: dict[str, Any]) -> Iterator[AssistantMessageChunk]:
+        message = _plain(data.get("message"))
+        if not isinstance(message, dict):
+            _stream_fail("message_start needs a `message` object")
+        if message.get("role", "assistant") != "assistant":
+            _stream_fail(f"a response has role 'assistant', not {message.get('role')!r}")
+        fields: dict[str, Any] = {"provider": NAME}
+        metadata: dict[str, Any] = {}
+        _response_fields(message, fields, metadata)
+        usage = _plain(message.get("usage"))
+        if usage is not None:
+            if not isinstance(usage, dict):
+                _stream_fail("message_start usage must be an object")
+            self.usage = dict(usage)
+            fields["usage"] = _usage(self.usage, metadata)
+            fields["usage_mode"] = "cumulative"
+        if metadata:
+            fields["response_metadata"] = {NAME: metadata}
+        yield _chunk(fields)
+        content = _plain(message.get("content", []))
+        if not isinstance(content, list):
+            _stream_fail("message_start content must be a list")
+        for index, block in enumerate(content):  # normally none: blocks come as events
+            yield from self.start(index, _plain(block))
+            yield from self.stop(index)
+
+    def start(self, index: int, raw: Any) -> Iterator[AssistantMessageChunk]:
+        if index in self.blocks:
+            _stream_fail(f"content_block_start for block index {index} twice", index)
+        position = len(self.blocks)
+        if not isinstance(raw, dict):
+            _stream_fail("a content block must be an object", position)
+        kind = raw.get("type")
+        if kind == "tool_use":
+            state = self.blocks[index] = _Open(position, "tool_use", kind)
+            arguments = raw.get("input")
+            start = {key: value for key, value in raw.items() if key != "input"}
+            call = _tool_use({**start, "input": {}}, 0, position, True)
+            assert isinstance(call, ToolCall)
+            if arguments is not None and arguments != {}:  # input that came whole
+                try:
+                    state.start_input = json.dumps(_plain_deep(arguments), ensure_ascii=False)
+                except (TypeError, ValueError) as error:
+                    _stream_fail(f"tool_use input is not JSON data: {error}", position)
+            fragment: dict[str, Any] = {"index": position, "id": call.id, "name": call.name}
+            if call.extras:
+                fragment["extras"] = call.extras
+            yield _chunk({"tool_call_chunks": [_build(ToolCallChunk, fragment, 0, position)]})
+            return
+        if "input" in raw and isinstance(kind, str):
+            state = self.blocks[index] = _Open(position, "input", kind)
+            state.raw = raw
+            return  # decoded whole at content_block_stop
+        block = _assistant_block(raw, 0, position, index_call=True)
+        assert not isinstance(block, (ToolCall, InvalidToolCall))
+        kind = str(kind)
+        self.blocks[index] = _Open(position, kind if kind in _DELTA_KINDS else "whole", kind)
+        yield _chunk({"content": [block.model_copy(update={"index": position})]})
+
+    def delta(self, data: dict[str, Any]) -> Iterator[AssistantMessageChunk]:
+        index = _event_index(data)
+        delta = _plain(data.get("delta"))
+        if not isinstance(delta, dict) or not isinstance(delta.get("type"), str):
+            _stream_fail("content_block_delta needs a `delta` object with a string `type`")
+        spec = _DELTAS.get(delta["type"])
+        if spec is None:
+            return  # a delta type newer than this codec
+        state = self.blocks.get(index)
+        if state is None or state.stopped:
+            _stream_fail(f"{delta['type']} for block index {index}, which is not open")
+        position = state.position
+        wanted, key = spec
+        value: Any = delta.get(key)
+        if key != "citation" and not isinstance(value, str):
+            _stream_fail(f"{delta['type']} needs a string `{key}`", position)
+        if wanted == "input":
+            if state.kind == "tool_use":
+                if value:
+                    state.streamed = True
+                    fragment = ToolCallChunk(index=position, arguments=value)
+                    yield AssistantMessageChunk(tool_call_chunks=[fragment])
+                return
+            if state.kind == "input":
+                state.parts.append(value)
+                return
+        elif state.kind == wanted:
+            block: ContentBlock
+            if key == "text":
+                block = TextBlock(text=value, index=position)
+            elif key == "citation":
+                citation = _citation(value, 0, position)
+                block = TextBlock(text="", annotations=[citation], index=position)
+            elif key == "thinking":
+                block = ReasoningBlock(text=value, index=position)
+            else:
+                block = ReasoningBlock(signature=value, index=position)
+            yield AssistantMessageChunk(content=[block])
+            return
+        _stream_fail(f"{delta['type']} for block index {index}, a {state.type} block", position)
+
+    def stop(self, index: int) -> Iterator[AssistantMessageChunk]:
+        state = self.blocks.get(index)
+        if state is None or state.stopped:
+            _stream_fail(f"content_block_stop for block index {index}, which is not open")
+        state.stopped = True
+        position = state.position
+        if state.kind == "tool_use" and state.start_input is not None and not state.streamed:
+            fragment = ToolCallChunk(index=position, arguments=state.start_input)
+            yield AssistantMessageChunk(tool_call_chunks=[fragment])
+        elif state.kind == "input":
+            raw, text = state.raw, "".join(state.parts)
+            assert raw is not None
+            state.raw, state.parts = None, []
+            if text:  # no fragments, or only empty ones: the start's input stands
+                try:
+                    raw = {**raw, "input": json.loads(text)}
+                except ValueError as error:
+                    _stream_fail(f"{raw['type']} input is not valid JSON: {error}", position)
+            block = _assistant_block(raw, 0, position, index_call=True)
+            assert not isinstance(block, (ToolCall, InvalidToolCall))
+            yield _chunk({"content": [block.model_copy(update={"index": position})]})
+
+    def message_delta(self, data: dict[str, Any]) -> Iterator[AssistantMessageChunk]:
+        delta = _plain(data.get("delta", {}))
+        if not isinstance(delta, dict):
+            _stream_fail("message_delta needs a `delta` object")
+        fields: dict[str, Any] = {}
+        metadata: dict[str, Any] = {}
+        _response_fields(delta, fields, metadata)
+        usage = _plain(data.get("usage"))
+        if usage is not None:
+            if not isinstance(usage, dict):
+                _stream_fail("message_delta usage must be an object")
+            # running totals: each count replaces the one before; absent ones stay
+            self.usage.update((key, value) for key, value in usage.items() if value is not None)
+            fields["usage"] = _usage(self.usage, metadata)
+            fields["usage_mode"] = "cumulative"
+        if metadata:
+            fields["response_metadata"] = {NAME: metadata}
+        if self.empty(fields):
+            yield _chunk(fields)
+
+
+_EVENTS: Final = frozenset(
+    {
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+    }
+)
+
+
+_ALL_EVENTS: Final = _EVENTS | {"message_start", "error"}
+_DELTA_KINDS: Final = frozenset({"text", "thinking"})  # block types that take deltas
+
+
+def _event_index(data: dict[str, Any]) -> int:
+    index: Any = data.get("index")
+    if not _is_int(index):
+        _stream_fail(f"{data['type']} needs a non-negative integer `index`")
+    return int(index)
+
+
+def decode_stream(events: Iterable[Any]) -> Iterator[AssistantMessageChunk]:
+    """Read a streamed Messages API response as chunks, lazily, as events arrive.
+
+    Args:
+        events: the stream's events as parsed JSON, as the official SDK's
+            ``RawMessageStreamEvent`` objects, or the raw SSE body as bytes or
+            str pieces cut anywhere.
+
+    Yields:
+        ``AssistantMessageChunk``s; assembled (``ChunkAccumulator``,
+        ``merge_chunks`` or ``+``), they give what :func:`decode_response` gives
+        for the complete response. Blocks carry ``index`` = their position in
+        ``content``; ``tool_use`` input arrives as raw ``tool_call_chunks``
+        fragments with the same ``index``; ``server_tool_use`` (and other blocks
+        with a streamed ``input``) come whole at ``content_block_stop``; usage is
+        cumulative (``usage_mode="cumulative"``); ``message_stop`` gives the
+        chunk with ``chunk_position="last"``.
+
+    Raises:
+        ConversionError: for an ``error`` event (``overloaded_error`` ...), with
+            its type and message, and for malformed events. ``ping`` and event
+            or delta types newer than this codec are ignored.
+    """
+    state = _Stream()
+    for event in _sse.events(events, provider=NAME):
+        yield from state.event(event)
 
 
 # ============================================================================ encode
