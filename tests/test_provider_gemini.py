@@ -1513,6 +1513,7 @@ def test_decode_response_parallel_calls() -> None:
                 "id": "gemini_call_m8Q5aPzXKcWxz7IP7rmU8Ac_1",
                 "name": "get_weather",
                 "arguments": {"city": "Paris", "unit": "celsius"},
+                "index": 1,  # a response's calls keep their part positions (as streamed)
                 "extras": {
                     "gemini": {
                         "thought_signature": payload["candidates"][0]["content"]["parts"][1][
@@ -1526,6 +1527,7 @@ def test_decode_response_parallel_calls() -> None:
                 "id": "gemini_call_m8Q5aPzXKcWxz7IP7rmU8Ac_2",
                 "name": "get_weather",
                 "arguments": {"city": "Rome", "unit": "celsius"},
+                "index": 2,
                 "extras": {"gemini": {"synthesized_id": True}},
             },
         ],

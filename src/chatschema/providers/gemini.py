@@ -16,14 +16,17 @@ matter most:
 
 - A model turn is never split, merged or reordered: its parts become the
   assistant message's blocks and tool calls (``ToolCall.index`` keeps the position
-  of calls that are interleaved with other parts), and part metadata such as
-  ``thought_signature`` stays on the block or call it came with
-  (``extras["gemini"]``).
+  of calls that are interleaved with other parts, and of every call in a
+  response), and part metadata such as ``thought_signature`` stays on the block or
+  call it came with (``extras["gemini"]``).
 - ``function_call.id`` is optional on the wire. A call without one gets a
   deterministic id (``gemini_call_<content>_<part>`` in a history,
   ``gemini_call_<response id or content hash>_<part>`` in a response), marked
   ``extras["gemini"]["synthesized_id"]`` and never sent back; function responses
   without an id are matched to calls by order and name.
+- ``decode_stream`` turns ``streamGenerateContent`` events into chunks that
+  assemble to ``decode_response`` of the complete response the stream stands for
+  (the equivalence is defined in the docs page, *Streaming*).
 """
 
 from __future__ import annotations
@@ -37,9 +40,10 @@ import hashlib
 import json
 import re
 from collections import OrderedDict, deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Final, TypeVar, cast
 
+from chatschema_models.chunk import AssistantMessageChunk
 from chatschema_models.content import (
     AudioBlock,
     ContentBlock,
@@ -67,6 +71,7 @@ from chatschema_models.tool import (
     NoneToolChoice,
     RequiredToolChoice,
     ToolCall,
+    ToolCallChunk,
     ToolChoice,
     ToolDefinition,
 )
@@ -76,6 +81,7 @@ from pydantic import ValidationError as PydanticValidationError
 from typing_extensions import ParamSpec, Unpack
 
 from chatschema.errors import ConversionError, Problem
+from chatschema.providers import _sse
 from chatschema.providers._common import (
     EncodeOptions,
     Options,
@@ -91,7 +97,15 @@ from chatschema.providers._common import (
     tools_as_text,
 )
 
-__all__ = ["NAME", "check", "decode_conversation", "decode_messages", "decode_response", "encode"]
+__all__ = [
+    "NAME",
+    "check",
+    "decode_conversation",
+    "decode_messages",
+    "decode_response",
+    "decode_stream",
+    "encode",
+]
 
 NAME: Final = "gemini"
 
@@ -212,15 +226,19 @@ def _guarded(function: Callable[_P, _R]) -> Callable[_P, _R]:
         try:
             return function(*args, **kwargs)
         except PydanticValidationError as error:
-            raise ConversionError(
-                f"invalid data: {error.errors()[0]['msg']} at "
-                f"{'/'.join(str(p) for p in error.errors()[0]['loc'])}",
-                provider=NAME,
-            ) from None
+            raise _invalid(error) from None
         except RecursionError:
             raise ConversionError("input is nested too deeply", provider=NAME) from None
 
     return wrapper
+
+
+def _invalid(error: PydanticValidationError) -> ConversionError:
+    first = error.errors()[0]
+    return ConversionError(
+        f"invalid data: {first['msg']} at {'/'.join(str(p) for p in first['loc'])}",
+        provider=NAME,
+    )
 
 
 # ------------------------------------------------------------------- plain JSON data
@@ -437,8 +455,15 @@ class _Decoder:
             else:
                 raise _error(f"unknown role {role!r} (Gemini has 'user' and 'model')", index)
 
-    def model_turn(self, parts: list[Any], index: int, scope: str) -> dict[str, Any]:
-        """Keyword arguments of the AssistantMessage for a model content's parts."""
+    def model_turn(
+        self, parts: list[Any], index: int, scope: _Scope | str, *, positions: bool = False
+    ) -> dict[str, Any]:
+        """Keyword arguments of the AssistantMessage for a model content's parts.
+
+        ``positions``: every call keeps its part position in ``ToolCall.index`` (a
+        response, as its stream numbers calls); otherwise only calls interleaved
+        with other parts do (a history).
+        """
         self._by_id.clear()
         self._by_name.clear()
         self._code.clear()
@@ -452,7 +477,7 @@ class _Decoder:
                 calls.append(call)
             else:
                 blocks.append(self.block(part, key, meta, index, position, scope))
-        if all(call["index"] >= len(blocks) for call in calls):
+        if not positions and all(call["index"] >= len(blocks) for call in calls):
             for call in calls:  # calls after all other parts: the default order
                 del call["index"]
         fields: dict[str, Any] = {}
@@ -464,7 +489,7 @@ class _Decoder:
         return fields
 
     def call(
-        self, value: Any, meta: dict[str, Any], index: int, position: int, scope: str
+        self, value: Any, meta: dict[str, Any], index: int, position: int, scope: _Scope | str
     ) -> dict[str, Any]:
         call = _object(value, "function_call", index, position)
         name = call.get("name")
@@ -486,7 +511,7 @@ class _Decoder:
         if wire_id:
             call_id, sends = wire_id, True
         else:
-            call_id, sends = f"gemini_call_{scope}_{position}", False
+            call_id, sends = f"gemini_call_{_scoped(scope, position)}_{position}", False
             extras["synthesized_id"] = True
             if wire_id == "":
                 extras["id"] = ""
@@ -607,7 +632,7 @@ class _Decoder:
         meta: dict[str, Any],
         index: int,
         position: int,
-        scope: str,
+        scope: _Scope | str,
     ) -> ContentBlock:
         """The neutral block of one part (any part that is not a call or response)."""
         try:
@@ -623,7 +648,7 @@ class _Decoder:
         meta: dict[str, Any],
         index: int,
         position: int,
-        scope: str,
+        scope: _Scope | str,
     ) -> ContentBlock | None:
         if key is None:
             return None
@@ -653,7 +678,7 @@ class _Decoder:
             if isinstance(wire_id, str) and wire_id:
                 block_id = wire_id
             else:
-                block_id = f"gemini_code_{scope}_{position}"
+                block_id = f"gemini_code_{_scoped(scope, position)}_{position}"
                 extras["synthesized_id"] = True
             self._code[block_id] = None
             fields = {
@@ -673,7 +698,7 @@ class _Decoder:
                 if self._code:
                     call_id = self._code.popitem(last=False)[0]
                 else:
-                    call_id = f"gemini_code_{scope}_{position}"
+                    call_id = f"gemini_code_{_scoped(scope, position)}_{position}"
                 extras["synthesized_id"] = True
             output = {k: v for k, v in result.items() if k != "id"}
             fields = {"tool_call_id": call_id, "output": output}
@@ -993,11 +1018,73 @@ def _usage(usage: dict[str, Any]) -> Usage:
     return Usage(**fields)
 
 
-def _response_scope(response_id: Any, content: Any) -> str:
-    if isinstance(response_id, str) and _SAFE_ID.fullmatch(response_id):
-        return response_id
-    digest = json.dumps([response_id, content], sort_keys=True, ensure_ascii=False, default=repr)
-    return hashlib.sha256(digest.encode("utf-8")).hexdigest()[:16]
+def _canonical(value: Any) -> bytes:
+    """Stable bytes of plain JSON data, for digests."""
+    text = json.dumps(
+        value, sort_keys=True, ensure_ascii=False, default=repr, separators=(",", ":")
+    )
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+class _Scope:
+    """The middle of a response's synthesized ids: its id, else a digest.
+
+    The digest covers the response id and the parts up to the first one that needs
+    a synthesized id, so that a stream can compute it when that part arrives: a text
+    part counts as its metadata and the SHA-256 of its text (which a stream hashes as
+    the deltas come), any other part as its canonical JSON.
+    """
+
+    __slots__ = ("_fed", "_hash", "_parts", "response_id", "value")
+
+    def __init__(self, response_id: Any = None, parts: Sequence[Any] | None = None) -> None:
+        self.response_id = response_id
+        self.value: str | None = None
+        self._hash = hashlib.sha256()
+        self._parts = parts  # a whole response's parts, fed on demand
+        self._fed = 0
+
+    @property
+    def hashing(self) -> bool:
+        """Whether parts must still be fed (no id yet, no usable response id)."""
+        return self.value is None and not (
+            isinstance(self.response_id, str) and _SAFE_ID.fullmatch(self.response_id)
+        )
+
+    def feed(self, part: Any) -> None:
+        """Count one whole part (a stream's text parts go through :meth:`feed_text`)."""
+        if isinstance(part, dict) and isinstance(part.get("text"), str):
+            meta = {key: value for key, value in part.items() if key != "text"}
+            self.feed_text(meta, hashlib.sha256(_utf8(part["text"])).digest())
+        else:
+            self._hash.update(b"P" + _canonical(part) + b"\x00")
+
+    def feed_text(self, meta: dict[str, Any], text_digest: bytes) -> None:
+        """Count one text part by its metadata and the SHA-256 of its text."""
+        self._hash.update(b"T" + _canonical(meta) + b"\x00" + text_digest)
+
+    def text(self, position: int) -> str:
+        """The scope, fixed by the first part (at ``position``) that asks for it."""
+        if self.value is None:
+            response_id = self.response_id
+            if isinstance(response_id, str) and _SAFE_ID.fullmatch(response_id):
+                self.value = response_id
+            else:
+                if self._parts is not None:
+                    for part in self._parts[self._fed : position + 1]:
+                        self.feed(part)
+                    self._fed = max(self._fed, position + 1)
+                head = _canonical(response_id) + b"\x00" + self._hash.digest()
+                self.value = hashlib.sha256(head).hexdigest()[:16]
+        return self.value
+
+
+def _scoped(scope: _Scope | str, position: int) -> str:
+    return scope if isinstance(scope, str) else scope.text(position)
 
 
 @_guarded
@@ -1012,7 +1099,9 @@ def decode_response(payload: Any) -> AssistantMessage:
         The first candidate's content (other candidates, safety ratings, citation
         and grounding metadata, prompt feedback and the raw usage go to
         ``response_metadata["gemini"]``), with normalized finish reason and usage.
-        Appended to a history, it encodes back to exactly the candidate's content.
+        Every tool call's ``index`` is its part position (what
+        :func:`decode_stream` numbers calls by). Appended to a history, it encodes
+        back to exactly the candidate's content.
 
     Raises:
         ConversionError: for a payload that is not a Gemini response.
@@ -1038,8 +1127,8 @@ def decode_response(payload: Any) -> AssistantMessage:
         if content.get("role", "model") != "model":
             raise _error(f"a candidate's content has role {content.get('role')!r}")
         parts = _list(content.get("parts", []), "candidate parts")
-        scope = _response_scope(response_id, parts)
-        fields.update(_Decoder().model_turn(parts, 0, scope))
+        scope = _Scope(data.get("response_id"), parts)
+        fields.update(_Decoder().model_turn(parts, 0, scope, positions=True))
         reason = candidate.get("finish_reason")
         if reason is not None:
             raw_reason = _text_field(reason, "finish_reason", None, None)
@@ -1067,6 +1156,361 @@ def decode_response(payload: Any) -> AssistantMessage:
     if metadata:
         fields["response_metadata"] = {NAME: metadata}
     return AssistantMessage(**fields)
+
+
+# ------------------------------------------------------------------------ streaming
+
+
+def _merge_into(into: dict[str, Any], update: Mapping[str, Any]) -> None:
+    """Deep-merge plain JSON objects: objects key by key, any other value replaced."""
+    for key, value in update.items():
+        current = into.get(key)
+        if isinstance(current, dict) and isinstance(value, dict):
+            _merge_into(current, value)
+        else:
+            into[key] = _copied(value)
+
+
+def _copied(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _copied(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copied(item) for item in value]
+    return value
+
+
+def _arguments_text(arguments: dict[str, Any]) -> str:
+    try:
+        return json.dumps(arguments, ensure_ascii=False)
+    except (TypeError, ValueError) as error:
+        raise _error(f"function_call.args is not JSON data: {error}") from None
+
+
+def _stream_error(error: Any) -> ConversionError:
+    """The exception for an ``{"error": {...}}`` event (an error in mid-stream)."""
+    if isinstance(error, dict):
+        message = error.get("message")
+        text = message if isinstance(message, str) and message else json.dumps(error, default=repr)
+        label = " ".join(str(error[key]) for key in ("code", "status") if key in error)
+        where = f" ({label})" if label else ""
+        return ConversionError(f"the stream reported an error{where}: {text}", provider=NAME)
+    return ConversionError(f"the stream reported an error: {error!r}", provider=NAME)
+
+
+_RESPONSE_FIELDS: Final = frozenset(
+    {"candidates", "usage_metadata", "prompt_feedback", "model_version", "response_id"}
+)
+
+
+class _Run:
+    """The text part being streamed: its position, its kind and how its deltas go out."""
+
+    __slots__ = ("digest", "kind", "meta", "open", "position", "string")
+
+    def __init__(
+        self, position: int, meta: dict[str, Any], kind: dict[str, Any], *, string: bool
+    ) -> None:
+        self.position = position
+        self.meta = meta  # the part's fields other than text (thought, signature ...)
+        self.kind = kind  # the same without the signature: what deltas must share to join
+        self.string = string  # deltas go out as string content, not blocks
+        self.open = "thought_signature" not in meta  # a signature ends the part
+        self.digest: Any = None  # SHA-256 of the text, for a synthesized-id scope
+
+
+class _Stream:
+    """The state of one stream. Each event costs time in its own size only."""
+
+    def __init__(self) -> None:
+        self.decoder = _Decoder()
+        self.scope = _Scope()
+        self.position = 0  # parts of the assembled response so far
+        self.run: _Run | None = None
+        self.string_open = False  # the assembled string content would take more text
+        self.has_calls = False
+        self.candidates = False
+        self.blocked = False
+        self.finished = False
+        self.raw_reason: str | None = None
+        self.reason: str | None = None  # the normalized finish reason last sent
+        self.model: str | None = None
+        self.response_id: str | None = None
+        self.usage: dict[str, Any] = {}  # usage_metadata, merged
+        self.citations: list[Any] = []
+        self.cited: set[bytes] = set()
+
+    def event(self, payload: Any) -> list[dict[str, Any]]:
+        """The chunks of one event, as keyword arguments of AssistantMessageChunk."""
+        data = _load(payload)
+        if not isinstance(data, dict):
+            raise _error(
+                "a stream event must be a GenerateContentResponse object, "
+                f"not {type(data).__name__}"
+            )
+        if "error" in data:
+            raise _stream_error(data["error"])
+        if isinstance(data.get("type"), str):  # an SSE event name (Gemini sends none)
+            del data["type"]
+            if not _RESPONSE_FIELDS.intersection(data):
+                return []  # not a response: a ping, an event kind this codec does not know
+        first: dict[str, Any] = {}
+        last: dict[str, Any] = {}
+        model = data.get("model_version")
+        if self.model is None and isinstance(model, str) and model:
+            self.model = first["model"] = model
+        response_id = data.get("response_id")
+        if (
+            self.response_id is None
+            and self.scope.value is None  # an id after a synthesized scope: left out
+            and isinstance(response_id, str)
+            and response_id
+        ):
+            self.response_id = first["response_id"] = self.scope.response_id = response_id
+        metadata: dict[str, Any] = {
+            key: value
+            for key, value in data.items()
+            if key not in ("candidates", "model_version", "response_id") and key not in _SDK_ONLY
+        }
+        pieces: list[str | ContentBlock] = []
+        calls: list[ToolCallChunk] = []
+        reason_here = False
+        candidate = self.candidate(data)
+        if candidate is not None:
+            content = _object(candidate.get("content", {}), "candidate content", None)
+            if content.get("role", "model") != "model":
+                raise _error(f"a candidate's content has role {content.get('role')!r}")
+            for part in _list(content.get("parts", []), "candidate parts"):
+                self.part(part, pieces, calls)
+            reason = candidate.get("finish_reason")
+            if reason is not None:
+                self.raw_reason = _text_field(reason, "finish_reason", None, None)
+                self.finished = reason_here = True
+            metadata.update(
+                (key, value)
+                for key, value in candidate.items()
+                if key not in ("content", "finish_reason")
+            )
+            cited = candidate.get("citation_metadata")
+            if isinstance(cited, dict) and isinstance(cited.get("citations"), list):
+                for citation in cited["citations"]:
+                    key = _canonical(citation)
+                    if key not in self.cited:
+                        self.cited.add(key)
+                        self.citations.append(citation)
+                metadata["citation_metadata"] = {**cited, "citations": list(self.citations)}
+        elif not self.candidates:
+            feedback = data.get("prompt_feedback")
+            if isinstance(feedback, dict) and isinstance(feedback.get("block_reason"), str):
+                self.blocked = self.finished = True
+                last["finish_reason"] = "content_filter"
+                last["raw_finish_reason"] = feedback["block_reason"]
+        if self.raw_reason is not None and (reason_here or calls):
+            normalized = _FINISH_REASONS.get(self.raw_reason, "other")
+            if normalized == "stop" and self.has_calls:
+                normalized = "tool_calls"
+            if reason_here or normalized != self.reason:
+                self.reason = last["finish_reason"] = normalized
+                last["raw_finish_reason"] = self.raw_reason
+        usage = data.get("usage_metadata")
+        if usage is not None:
+            _merge_into(self.usage, _object(usage, "usage_metadata", None))
+            last["usage"] = _usage(self.usage)
+            last["usage_mode"] = "cumulative"
+        if calls:
+            last["tool_call_chunks"] = calls
+        if metadata:
+            last["response_metadata"] = {NAME: metadata}
+        return _group(pieces, first, last)
+
+    def candidate(self, data: dict[str, Any]) -> dict[str, Any] | None:
+        """The event's first candidate (``index`` 0); other candidates are not assembled."""
+        for item in _list(data.get("candidates", []), "candidates"):
+            candidate = _object(item, "a candidate", None)
+            if candidate.get("index", 0) == 0:
+                if self.blocked:
+                    raise _error("a candidate after the prompt was blocked")
+                self.candidates = True
+                return candidate
+        return None
+
+    def part(self, part: Any, pieces: list[str | ContentBlock], calls: list[ToolCallChunk]) -> None:
+        """One streamed part: a text delta, or a whole part of any other kind."""
+        position = self.position
+        key, meta = _split(part, 0, position)
+        if key == "text":
+            self.text(part, meta, pieces)
+            return
+        self.close_run()
+        self.position += 1
+        if self.scope.hashing:
+            self.scope.feed(part)
+        if key == "function_call":
+            call = self.decoder.call(part[key], meta, 0, position, self.scope)
+            fragment: dict[str, Any] = {
+                "index": position,
+                "id": call["id"],
+                "name": call["name"],
+                "arguments": _arguments_text(call["arguments"]),
+            }
+            if "extras" in call:
+                fragment["extras"] = call["extras"]
+            calls.append(ToolCallChunk(**fragment))
+            self.has_calls = True
+        else:
+            pieces.append(self.block(part, key, meta, position))
+
+    def text(
+        self, part: dict[str, Any], meta: dict[str, Any], pieces: list[str | ContentBlock]
+    ) -> None:
+        """A text delta: it joins the open text part of its kind, or starts a part.
+
+        A delta carrying a ``thought_signature`` ends its part (the signature arrives
+        on the last delta of a part, often with empty text); a later delta starts a
+        new one.
+        """
+        run = self.run
+        position = run.position if run is not None and run.open else self.position
+        text = _text_field(part["text"], "text", 0, position)
+        signed = "thought_signature" in meta
+        if not text and not signed:
+            return  # an empty delta carries nothing
+        kind = {key: value for key, value in meta.items() if key != "thought_signature"}
+        if run is not None and run.open and run.kind == kind:
+            if not signed:
+                if run.string:
+                    pieces.append(text)
+                elif kind.get("thought") is True:
+                    pieces.append(ReasoningBlock(text=text, index=run.position))
+                else:
+                    pieces.append(TextBlock(text=text, index=run.position))
+            else:
+                run.meta = meta
+                run.open = False
+                block = self.decoder.block(part, "text", meta, 0, run.position, self.scope)
+                if run.string:  # a text block without index continues the string deltas
+                    pieces.append(block)
+                else:
+                    pieces.append(block.model_copy(update={"index": run.position}))
+        else:
+            self.close_run()
+            position = self.position
+            self.position += 1
+            string = not meta and not self.string_open
+            run = self.run = _Run(position, meta, kind, string=string)
+            if self.scope.hashing:
+                run.digest = hashlib.sha256()
+            if string:
+                self.string_open = True
+                pieces.append(text)
+            else:
+                pieces.append(self.block(part, "text", meta, position))
+        if run.digest is not None:
+            run.digest.update(_utf8(text))
+
+    def block(
+        self, part: dict[str, Any], key: str | None, meta: dict[str, Any], position: int
+    ) -> Any:
+        """The block of a part (a text part's first delta), carrying its position."""
+        self.string_open = False
+        block = self.decoder.block(part, key, meta, 0, position, self.scope)
+        return block.model_copy(update={"index": position})
+
+    def close_run(self) -> None:
+        """End the text part being streamed (a later text delta starts a new part)."""
+        run = self.run
+        if run is not None:
+            if run.digest is not None and self.scope.hashing:
+                self.scope.feed_text(run.meta, run.digest.digest())
+            self.run = None
+
+
+def _group(
+    pieces: list[str | ContentBlock], first: dict[str, Any], last: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """An event's content as chunks: string deltas and blocks cannot share one."""
+    chunks: list[dict[str, Any]] = []
+    strings: list[str] = []
+    blocks: list[ContentBlock] = []
+    for piece in pieces:
+        if isinstance(piece, str):
+            if blocks:
+                chunks.append({"content": blocks})
+                blocks = []
+            strings.append(piece)
+        else:
+            if strings:
+                chunks.append({"content": "".join(strings)})
+                strings = []
+            blocks.append(piece)
+    if strings:
+        chunks.append({"content": "".join(strings)})
+    if blocks:
+        chunks.append({"content": blocks})
+    if not chunks:
+        chunks.append({})
+    for chunk in chunks:
+        chunk["provider"] = NAME
+    chunks[0].update(first)
+    chunks[-1].update(last)
+    return chunks
+
+
+def decode_stream(events: Iterable[Any]) -> Iterator[AssistantMessageChunk]:
+    """The chunks of a ``streamGenerateContent`` stream, as its events arrive.
+
+    Args:
+        events: the stream's ``GenerateContentResponse`` events: REST JSON objects
+            (camelCase), snake_case data, JSON text, google-genai
+            ``GenerateContentResponse`` objects (as ``generate_content_stream``
+            yields them), or the raw SSE body of ``?alt=sse`` as bytes or text
+            pieces cut anywhere.
+
+    Yields:
+        ``AssistantMessageChunk``s (one or more per event, lazily). Assembled with
+        :class:`~chatschema.ChunkAccumulator`, :func:`~chatschema.merge_chunks` or
+        ``+``, they give :func:`decode_response` of the complete response the stream
+        stands for, the parts a non-streamed response has
+        (``docs/providers/gemini.md``, *Streaming*): text deltas of the same kind
+        (same ``thought`` flag and other part fields) form one part; a delta
+        carrying a ``thought_signature`` (empty text included) is the last delta of
+        its part, which keeps the signature; every other part is whole. Plain answer
+        text goes out as string content (a signed delta ending it as a text block
+        without ``index``), everything else as blocks whose ``index`` is the part's
+        position; each function call as one fragment, ``index`` = its position,
+        arguments as JSON text. Usage is cumulative; when a finish reason (or a
+        blocked prompt) was seen, the final chunk is ``chunk_position="last"``.
+
+    Raises:
+        ConversionError: for an ``{"error": ...}`` event (naming its message) and
+            for events that are not Gemini responses. Named events (an SSE
+            ``event:`` line, a ``type``) that carry no response field, such as
+            pings, are ignored.
+    """
+    state = _Stream()
+    held: dict[str, Any] | None = None
+    try:
+        for event in _sse.events(events, provider=NAME):
+            try:
+                produced = state.event(event)
+            except ConversionError:
+                if held is not None:  # what arrived before the error, without "last"
+                    yield AssistantMessageChunk(**held)
+                raise
+            for fields in produced:
+                if held is not None:
+                    yield AssistantMessageChunk(**held)
+                    held = None
+                if state.finished:
+                    held = fields  # the last chunk, unless more arrive
+                else:
+                    yield AssistantMessageChunk(**fields)
+        if held is not None:
+            held["chunk_position"] = "last"
+            yield AssistantMessageChunk(**held)
+    except PydanticValidationError as error:
+        raise _invalid(error) from None
+    except RecursionError:
+        raise ConversionError("input is nested too deeply", provider=NAME) from None
 
 
 # =========================================================================== encode
