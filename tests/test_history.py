@@ -365,3 +365,46 @@ def test_text_views_hide_data_and_opaque_reasoning() -> None:
     transcript = chatschema.get_buffer_string([UserMessage(content="hi"), message])
     assert transcript.startswith("Human: hi\nAI: [reasoning")
     assert transcript.endswith('zoom({"x": 1})')
+
+
+def test_coerce_reads_langchain_dicts_with_nulls_and_keeps_bad_arguments() -> None:
+    from langchain_core.messages import AIMessage, HumanMessage, messages_to_dict
+
+    dicts = messages_to_dict([HumanMessage("hi"), AIMessage("yo")])
+    assert [m.text for m in chatschema.coerce_messages(dicts)] == ["hi", "yo"]
+    (message,) = chatschema.coerce_messages(
+        [
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "c1",
+                        "type": "function",
+                        "function": {"name": "f", "arguments": "{bad"},
+                    },
+                    {
+                        "id": "c2",
+                        "type": "function",
+                        "function": {"name": "g", "arguments": '{"a": 1}'},
+                    },
+                ],
+            }
+        ]
+    )
+    assert isinstance(message, AssistantMessage)
+    assert [c.id for c in message.tool_calls] == ["c2"]
+    (invalid,) = message.invalid_tool_calls
+    assert (invalid.id, invalid.name, invalid.arguments) == ("c1", "f", "{bad")
+
+
+def test_a_list_counter_annotated_as_a_list_is_called_with_lists() -> None:
+    seen: list[object] = []
+
+    def counter(messages: list) -> int:  # type: ignore[type-arg]
+        seen.append(messages)
+        return len(messages)
+
+    history = [UserMessage(content="a"), UserMessage(content="b"), UserMessage(content="c")]
+    assert trim_messages(history, max_tokens=2, token_counter=counter) == history[1:]
+    assert all(isinstance(item, list) for item in seen)

@@ -10,7 +10,6 @@ result was cut off. Everything is linear in the history, each message counted on
 from __future__ import annotations
 
 import inspect
-import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal, cast
 
@@ -24,7 +23,9 @@ from chatschema_models.message import (
 )
 from chatschema_models.usage import InputTokenDetails, OutputTokenDetails, Usage
 
+from chatschema._wire import MessageBase
 from chatschema.errors import OptionError, Problem, ValidationError
+from chatschema.providers._common import parse_arguments
 from chatschema.tokens import count_tokens_approximately
 from chatschema.validation import parse
 
@@ -114,8 +115,17 @@ def _coerce_one(item: Any) -> Message:
     data["role"] = _role(data.get("role"))
     if data.get("content") is None:
         data["content"] = ""
+    # Other producers write null for absent fields (LangChain's id, name ...).
+    data = {key: value for key, value in data.items() if value is not None}
     if data["role"] == "assistant" and data.get("tool_calls"):
-        data["tool_calls"] = [_tool_call(call) for call in data["tool_calls"]]
+        calls: list[Any] = []
+        invalid: list[Any] = list(data.get("invalid_tool_calls") or [])
+        for call in data["tool_calls"]:
+            converted = _tool_call(call)
+            (invalid if "error" in converted else calls).append(converted)
+        data["tool_calls"] = calls
+        if invalid:
+            data["invalid_tool_calls"] = invalid
     known = {
         "system": {"role", "content", "id", "name", "metadata", "extras"},
         "user": {"role", "content", "id", "name", "metadata", "extras"},
@@ -132,16 +142,26 @@ def _coerce_one(item: Any) -> Message:
 
 
 def _tool_call(call: Any) -> Any:
+    """A tool call in OpenAI or LangChain form, as a neutral one.
+
+    Arguments that are not a JSON object make an invalid tool call (raw text and
+    error kept), as a model produced them.
+    """
     if isinstance(call, Mapping) and isinstance(call.get("function"), Mapping):
         function = call["function"]
-        raw = function.get("arguments") or "{}"
-        try:
-            arguments = json.loads(raw) if isinstance(raw, str) else raw
-        except ValueError:
-            arguments = {}
+        raw = function.get("arguments")
+        if raw is None or isinstance(raw, Mapping):
+            arguments: Any = dict(raw or {})
+        else:
+            arguments, error = parse_arguments(str(raw))
+            if error is not None:
+                invalid = {"id": call.get("id"), "name": function.get("name")}
+                invalid = {key: value for key, value in invalid.items() if value is not None}
+                return {**invalid, "arguments": str(raw), "error": error}
         return {"id": call.get("id"), "name": function.get("name"), "arguments": arguments}
     if isinstance(call, Mapping) and "args" in call and "arguments" not in call:
-        return {"id": call.get("id"), "name": call.get("name"), "arguments": call["args"]}
+        fields = {key: value for key, value in call.items() if key not in ("args", "type")}
+        return {**fields, "arguments": call["args"]}
     return call
 
 
@@ -203,11 +223,17 @@ def _takes_a_message(counter: Callable[..., Any]) -> bool:
     if not parameters:
         return False
     annotation = parameters[0].annotation
-    if isinstance(annotation, str):
-        return "list" not in annotation and any(
-            name in annotation for name in ("Message", "UserMessage", "AssistantMessage")
-        )
-    return isinstance(annotation, type) or annotation is Message
+    if isinstance(annotation, str):  # postponed evaluation: read the name
+        head = annotation.split("[", 1)[0].split(".")[-1].strip()
+        return head in _MESSAGE_NAMES or (head.endswith("Message") and head != "list")
+    if annotation is Message:
+        return True
+    return isinstance(annotation, type) and issubclass(annotation, MessageBase)
+
+
+_MESSAGE_NAMES = frozenset(
+    {"Message", "SystemMessage", "UserMessage", "AssistantMessage", "ToolMessage", "MessageBase"}
+)
 
 
 def _split_lines(text: str) -> list[str]:

@@ -563,13 +563,13 @@ class _Encoder:
             return copy.deepcopy(block.value)
         elif isinstance(block, RefusalBlock):
             if kind != "assistant":
-                return self.unsupported(f"a refusal in a {kind} message", index, position)
+                return self.unsupported(f"a refusal in {_a(kind)} message", index, position)
             if self.string_mode:
                 return self.unsupported("a second refusal in string content", index, position)
             part = {"type": "refusal", "refusal": block.text}
         elif kind != "user":
-            role = "tool result" if kind == "tool" else f"{kind} message"
-            return self.unsupported(f"{_what(block)} in a {role}", index, position)
+            role = "a tool result" if kind == "tool" else f"{_a(kind)} message"
+            return self.unsupported(f"{_what(block)} in {role}", index, position)
         elif self.string_mode:
             return self.unsupported(f"{_what(block)} in string content", index, position)
         elif isinstance(block, ImageBlock):
@@ -899,6 +899,11 @@ def _problems(conversation: Conversation, opts: Options) -> list[Problem]:
 
 def _valid_tool_name(name: str) -> bool:
     return len(name) <= _TOOL_NAME_MAX and _NAME_PATTERN.fullmatch(name) is not None
+
+
+def _a(word: str) -> str:
+    """``word`` with its indefinite article (``an assistant``, ``a system``)."""
+    return f"an {word}" if word[:1] in "aeiou" else f"a {word}"
 
 
 def _pairing_problems(messages: Sequence[Message]) -> list[Problem]:
