@@ -1486,7 +1486,7 @@ def test_vision_off() -> None:
     ]
     with pytest.raises(ConversionError) as caught:
         enc(conversation, vision=False)
-    assert [p.keyword for p in caught.value.problems] == ["vision"]
+    assert [p.keyword for p in caught.value.problems] == ["unsupported_content"]
     assert caught.value.problems[0].pointer == "/messages/0/content/1"
     assert enc(conversation, vision=False, unsupported="drop")["messages"][0]["content"] == [
         {"type": "text", "text": "see"}
@@ -1719,7 +1719,7 @@ def test_check(
         with pytest.raises(ConversionError) as caught:
             codec.encode(messages, **options)
         assert [(p.pointer, p.keyword) for p in caught.value.problems] == expected
-        assert caught.value.reason == f"{len(expected)} structural problems"
+        assert caught.value.reason.startswith(f"{len(expected)} ")
         first = next(
             (int(p.split("/")[2]) for p, _ in expected if p.startswith("/messages/")), None
         )

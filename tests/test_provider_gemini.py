@@ -1275,7 +1275,7 @@ def test_vision_off_error_with_check_lists_the_problem() -> None:
         gemini.encode(VISION_OFF, vision=False)
     assert caught.value.message_index == 2
     assert [(p.pointer, p.keyword) for p in caught.value.problems] == [
-        ("/messages/2/content/1", "unsupported")
+        ("/messages/2/content/1", "unsupported_content")
     ]
     assert gemini.check(VISION_OFF, vision=False) == list(caught.value.problems)
     assert gemini.check(VISION_OFF) == []
@@ -1420,11 +1420,11 @@ CHECKS: dict[str, tuple[Any, list[tuple[str, str]]]] = {
             },
         ],
         [
-            ("/messages/0/content/0", "unsupported"),
-            ("/messages/0/content/1", "unsupported"),
-            ("/messages/1/content/0", "unsupported"),
-            ("/messages/1/content/1", "unsupported"),
-            ("/messages/1/invalid_tool_calls/0", "unsupported"),
+            ("/messages/0/content/0", "unsupported_content"),
+            ("/messages/0/content/1", "unsupported_content"),
+            ("/messages/1/content/0", "unsupported_content"),
+            ("/messages/1/content/1", "unsupported_content"),
+            ("/messages/1/invalid_tool_calls/0", "unsupported_content"),
         ],
     ),
     "system_image": (
@@ -1432,7 +1432,7 @@ CHECKS: dict[str, tuple[Any, list[tuple[str, str]]]] = {
             {"role": "system", "content": [{"type": "image", "url": "https://x.io/a.png"}]},
             {"role": "user", "content": "q"},
         ],
-        [("/messages/0/content/0", "unsupported")],
+        [("/messages/0/content/0", "unsupported_content")],
     ),
     "bad_tool_name": (
         {

@@ -44,6 +44,7 @@ __all__ = [
     "parse_data_url",
     "pointer",
     "set_extras",
+    "structural_error",
     "to_conversation",
     "tool_pairing_problems",
     "tool_call_as_text",
@@ -323,6 +324,30 @@ def tools_as_text(tools: Sequence[ToolDefinition]) -> str:
 
 
 # ------------------------------------------------------------------ structural checks
+
+
+def structural_error(problems: Sequence[Problem], provider: str) -> ConversionError:
+    """The exception ``encode`` raises for what ``check`` found.
+
+    :class:`UnsupportedContentError` when every problem is content the format cannot
+    carry (keyword ``unsupported_content``), else :class:`ConversionError`; either way
+    it lists every problem and names the first message concerned.
+    """
+    first = next(
+        (
+            int(part)
+            for problem in problems
+            for part in problem.pointer.split("/")[2:3]
+            if problem.pointer.startswith("/messages/") and part.isdigit()
+        ),
+        None,
+    )
+    unsupported = all(problem.keyword == "unsupported_content" for problem in problems)
+    kind = UnsupportedContentError if unsupported else ConversionError
+    reason = f"{len(problems)} structural problem{'s' * (len(problems) != 1)}"
+    if unsupported:
+        reason = f"{len(problems)} part{'s' * (len(problems) != 1)} {provider} cannot carry"
+    return kind(reason, provider=provider, message_index=first, problems=problems)
 
 
 def tool_pairing_problems(

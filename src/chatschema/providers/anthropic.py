@@ -85,6 +85,7 @@ from chatschema.providers._common import (
     joined_text,
     parse_data_url,
     pointer,
+    structural_error,
     to_conversation,
     tool_call_as_text,
     tool_result_as_text,
@@ -1739,12 +1740,7 @@ def encode(messages: Any, **options: Unpack[EncodeOptions]) -> dict[str, Any]:
     if resolved.check:
         problems = _problems(conversation, resolved)
         if problems:
-            raise ConversionError(
-                f"{len(problems)} structural problems",
-                provider=NAME,
-                message_index=_first_message(problems),
-                problems=problems,
-            )
+            raise structural_error(problems, NAME)
     return _Encoder(conversation, resolved).run()
 
 
@@ -1879,7 +1875,11 @@ class _Checker:
             if not options.vision:
                 if options.unsupported == "error":
                     self.problems.append(
-                        Problem(where, "vision", "image in a request without vision (vision=False)")
+                        Problem(
+                            where,
+                            "unsupported_content",
+                            "image in a request without vision (vision=False)",
+                        )
                     )
                 return
             self.images += 1

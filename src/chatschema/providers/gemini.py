@@ -90,6 +90,7 @@ from chatschema.providers._common import (
     parse_data_url,
     pointer,
     set_extras,
+    structural_error,
     to_conversation,
     tool_call_as_text,
     tool_pairing_problems,
@@ -1562,7 +1563,7 @@ class _Encoder:
             self.problems.append(
                 Problem(
                     pointer(message, *rest),
-                    "unsupported",
+                    "unsupported_content",
                     f"{what} cannot be sent to {NAME}",
                 )
             )
@@ -2065,12 +2066,7 @@ def encode(messages: Any, **options: Unpack[EncodeOptions]) -> dict[str, Any]:
     """
     payload, problems = _run(messages, dict(options), collect=False)
     if problems:
-        raise ConversionError(
-            f"{len(problems)} structural problems",
-            provider=NAME,
-            message_index=_message_index(problems[0]),
-            problems=problems,
-        )
+        raise structural_error(problems, NAME)
     return payload
 
 

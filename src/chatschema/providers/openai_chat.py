@@ -73,6 +73,7 @@ from chatschema.providers._common import (
     parse_arguments,
     parse_data_url,
     pointer,
+    structural_error,
     to_conversation,
     tool_call_as_text,
     tool_pairing_problems,
@@ -261,12 +262,7 @@ def encode(messages: Any, **options: Unpack[EncodeOptions]) -> dict[str, Any]:
     if opts.check:
         problems = _problems(conversation, opts)
         if problems:
-            raise ConversionError(
-                f"{len(problems)} structural problems",
-                provider=NAME,
-                message_index=_message_index(problems[0]),
-                problems=problems,
-            )
+            raise structural_error(problems, NAME)
     encoder = _Encoder(opts, explicit_system_role="system_role" in options)
     result: dict[str, Any] = {"messages": encoder.messages(conversation.messages)}
     tools = conversation.tools or []
@@ -889,7 +885,7 @@ def _problems(conversation: Conversation, opts: Options) -> list[Problem]:
                     problems.append(
                         Problem(
                             pointer(index, "content", position),
-                            "vision",
+                            "unsupported_content",
                             "an image, but vision is off (options: vision=True, "
                             "unsupported='drop' or 'placeholder')",
                         )
