@@ -25,7 +25,6 @@ from chatschema_models.usage import InputTokenDetails, OutputTokenDetails, Usage
 
 from chatschema._wire import MessageBase
 from chatschema.errors import OptionError, Problem, ValidationError
-from chatschema.providers._common import parse_arguments
 from chatschema.tokens import count_tokens_approximately
 from chatschema.validation import parse
 
@@ -148,6 +147,8 @@ def _tool_call(call: Any) -> Any:
     error kept), as a model produced them.
     """
     if isinstance(call, Mapping) and isinstance(call.get("function"), Mapping):
+        from chatschema.providers._common import parse_arguments
+
         function = call["function"]
         raw = function.get("arguments")
         if raw is None or isinstance(raw, Mapping):

@@ -331,23 +331,31 @@ def structural_error(problems: Sequence[Problem], provider: str) -> ConversionEr
 
     :class:`UnsupportedContentError` when every problem is content the format cannot
     carry (keyword ``unsupported_content``), else :class:`ConversionError`; either way
-    it lists every problem and names the first message concerned.
+    it lists every problem and names the message (and block) of the first.
     """
-    first = next(
-        (
-            int(part)
-            for problem in problems
-            for part in problem.pointer.split("/")[2:3]
-            if problem.pointer.startswith("/messages/") and part.isdigit()
-        ),
-        None,
-    )
+    message_index = block_index = None
+    for problem in problems:
+        parts = problem.pointer.split("/")
+        if len(parts) > 2 and parts[1] == "messages" and parts[2].isdigit():
+            message_index = int(parts[2])
+            if len(parts) > 4 and parts[3] == "content" and parts[4].isdigit():
+                block_index = int(parts[4])
+            break
     unsupported = all(problem.keyword == "unsupported_content" for problem in problems)
-    kind = UnsupportedContentError if unsupported else ConversionError
-    reason = f"{len(problems)} structural problem{'s' * (len(problems) != 1)}"
+    count = len(problems)
     if unsupported:
-        reason = f"{len(problems)} part{'s' * (len(problems) != 1)} {provider} cannot carry"
-    return kind(reason, provider=provider, message_index=first, problems=problems)
+        kind: type[ConversionError] = UnsupportedContentError
+        reason = f"{count} part{'s' * (count != 1)} {provider} cannot carry"
+    else:
+        kind = ConversionError
+        reason = f"{count} structural problem{'s' * (count != 1)}"
+    return kind(
+        reason,
+        provider=provider,
+        message_index=message_index,
+        block_index=block_index,
+        problems=problems,
+    )
 
 
 def tool_pairing_problems(
