@@ -1,0 +1,12 @@
+"""Interoperability with other Python message models.
+
+Each submodule converts between chatschema's neutral messages and one framework's
+own message objects, both ways, keeping what the other side has no field for:
+
+- :mod:`chatschema.interop.langchain`: ``langchain_core`` messages (needs the
+  optional dependency ``langchain-core``);
+- :mod:`chatschema.interop.openhands`: the stored JSON of OpenHands SDK messages
+  (``openhands.sdk.llm.message.Message.model_dump()``), without importing OpenHands.
+
+Nothing is imported here: import the submodule you need.
+"""
