@@ -4,12 +4,13 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: help generate check-generated lint typecheck test demo clean
+.PHONY: help generate check-generated lint typecheck test demo bench bench-quick clean
 
 help:
 	@echo "make generate         regenerate generated/ from schemas/"
 	@echo "make demo             generate, then show the SDK at work (the main job)"
 	@echo "make test             drift check, ruff, mypy --strict, pytest"
+	@echo "make bench            speed beside langchain-core and openhands-sdk -> BENCHMARKS.md"
 	@echo "make check-generated  fail when generated/ is stale or hand-edited, or schemas/"
 	@echo "                      break compatibility with the last released snapshot"
 
@@ -43,9 +44,16 @@ typecheck: $(STAMP)
 
 test: check-generated lint typecheck
 	$(PY) -m pytest
+	$(PY) bench/run.py --quick
+
+bench: $(STAMP)
+	$(PY) bench/run.py --high-priority
+
+bench-quick: $(STAMP)
+	$(PY) bench/run.py --quick
 
 demo: generate
 	$(PY) -m chatschema.demo
 
 clean:
-	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .venv-bench build dist .pytest_cache .mypy_cache .ruff_cache .hypothesis
