@@ -8,6 +8,9 @@ validation, parsing, short constructors and (in submodules) provider codecs.
     {'role': 'user', 'content': 'hi'}
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from chatschema_models.chunk import (
     AssistantMessageChunk,
 )
@@ -78,19 +81,6 @@ from chatschema.errors import (
     UnsupportedContentError,
     ValidationError,
 )
-from chatschema.history import (
-    add_usage,
-    coerce_messages,
-    filter_messages,
-    merge_message_runs,
-    trim_messages,
-    truncate_text,
-    truncate_tool_output,
-)
-from chatschema.providers import check, convert
-from chatschema.streaming import ChunkAccumulator, merge_chunks
-from chatschema.text import content_to_str, get_buffer_string, pretty_print, pretty_repr
-from chatschema.tokens import count_tokens_approximately, tiktoken_counter
 from chatschema.validation import (
     TYPE_NAMES,
     is_valid,
@@ -102,6 +92,57 @@ from chatschema.validation import (
     to_json,
     validate,
 )
+
+if TYPE_CHECKING:
+    from chatschema.history import (
+        add_usage,
+        coerce_messages,
+        filter_messages,
+        merge_message_runs,
+        trim_messages,
+        truncate_text,
+        truncate_tool_output,
+    )
+    from chatschema.providers import check, convert
+    from chatschema.streaming import ChunkAccumulator, merge_chunks
+    from chatschema.text import content_to_str, get_buffer_string, pretty_print, pretty_repr
+    from chatschema.tokens import count_tokens_approximately, tiktoken_counter
+
+# Utilities are imported on first use, so that `import chatschema` stays light.
+_LAZY = {
+    **dict.fromkeys(
+        (
+            "add_usage",
+            "coerce_messages",
+            "filter_messages",
+            "merge_message_runs",
+            "trim_messages",
+            "truncate_text",
+            "truncate_tool_output",
+        ),
+        "chatschema.history",
+    ),
+    **dict.fromkeys(("check", "convert"), "chatschema.providers"),
+    **dict.fromkeys(("ChunkAccumulator", "merge_chunks"), "chatschema.streaming"),
+    **dict.fromkeys(
+        ("content_to_str", "get_buffer_string", "pretty_print", "pretty_repr"), "chatschema.text"
+    ),
+    **dict.fromkeys(("count_tokens_approximately", "tiktoken_counter"), "chatschema.tokens"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'chatschema' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
 
 __version__ = "0.1.0"
 

@@ -10,6 +10,7 @@ Nothing here may import the generated models: they import this module.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import (
     TYPE_CHECKING,
@@ -72,7 +73,6 @@ _OPAQUE_KEYS = frozenset(
         "redacted_thinking",
     }
 )
-_MASKED_DICTS = frozenset({"extras", "value", "response_metadata"})
 _SHORTENED_FIELDS = frozenset({"base64"})
 _SHOWN_CHARACTERS = 24
 
@@ -87,18 +87,44 @@ class _Elided:
         return self.text
 
 
-def _masked(value: Any) -> Any:
-    """Provider data with opaque values elided, for reprs."""
+# Free-form data deeper than this is shown as ``{...}`` / ``[...]`` in reprs (so a
+# repr never exhausts the stack), and strings that look like inline data are cut.
+_REPR_DEPTH = 20
+_INLINE_DATA = re.compile(r"[A-Za-z0-9+/=_-]*")
+_LONG_DATA = 64
+
+
+def _shown_string(key: Any, text: str) -> Any:
+    """A string of provider data for a repr: opaque values elided, inline data cut."""
+    if key in _OPAQUE_KEYS:
+        return _Elided(f"<opaque, {len(text)} characters>")
+    if len(text) > _LONG_DATA and (text.startswith("data:") or _INLINE_DATA.fullmatch(text)):
+        return _Elided(f"'{text[:_SHOWN_CHARACTERS]}...' ({len(text)} characters)")
+    return text
+
+
+def _masked(value: Any, depth: int = 0) -> Any:
+    """Free-form data for reprs: opaque values elided, inline data cut, depth bounded."""
     if isinstance(value, dict):
+        if value and depth >= _REPR_DEPTH:
+            return _Elided("{...}")
         return {
-            key: _Elided(f"<opaque, {len(item)} characters>")
-            if key in _OPAQUE_KEYS and isinstance(item, str)
-            else _masked(item)
+            key: _shown_string(key, item) if isinstance(item, str) else _masked(item, depth + 1)
             for key, item in value.items()
         }
     if isinstance(value, list):
-        return [_masked(item) for item in value]
+        if value and depth >= _REPR_DEPTH:
+            return _Elided("[...]")
+        return [
+            _shown_string(None, item) if isinstance(item, str) else _masked(item, depth + 1)
+            for item in value
+        ]
     return value
+
+
+def masked_repr(value: Any) -> str:
+    """``repr`` of free-form data as models show it (see :func:`_masked`)."""
+    return repr(_masked(value))
 
 
 class WireModel(BaseModel):
@@ -113,7 +139,7 @@ class WireModel(BaseModel):
     Parsing does not go through ``__init__`` and pays nothing for this.
     """
 
-    model_config = ConfigDict(strict=True)
+    model_config = ConfigDict(strict=True, defer_build=True)
 
     __cs_tag__: ClassVar[str | None] = None
     __cs_tag_value__: ClassVar[str | None] = None
@@ -129,19 +155,23 @@ class WireModel(BaseModel):
                 break
 
     def __repr_args__(self) -> Iterator[tuple[str | None, Any]]:
-        """Absent fields left out; opaque data never shown; base64 shortened."""
+        """Absent fields left out; opaque data never shown; inline data shortened.
+
+        Base64 data and data URLs are cut to their start and length; free-form data
+        deeper than 20 levels is elided.
+        """
         fields_set = self.__pydantic_fields_set__
         for name, value in super().__repr_args__():
             if value is None and name not in fields_set:
                 continue
             if name in _OPAQUE_FIELDS and isinstance(value, str):
                 value = _Elided(f"<opaque, {len(value)} characters>")
-            elif name in _MASKED_DICTS and isinstance(value, dict):
+            elif isinstance(value, (dict, list)):
                 value = _masked(value)
             elif (
-                name in _SHORTENED_FIELDS
-                and isinstance(value, str)
+                isinstance(value, str)
                 and len(value) > _SHOWN_CHARACTERS
+                and (name in _SHORTENED_FIELDS or (name == "url" and value.startswith("data:")))
             ):
                 value = _Elided(f"'{value[:_SHOWN_CHARACTERS]}...' ({len(value)} characters)")
             yield name, value
