@@ -10,7 +10,8 @@ result was cut off. Everything is linear in the history, each message counted on
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import itertools
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Literal, cast
 
 from chatschema_models.content import TextBlock
@@ -70,8 +71,13 @@ def coerce_messages(messages: MessageLike | Iterable[MessageLike]) -> list[Messa
     """
     if isinstance(messages, (str, Mapping, tuple)) or hasattr(messages, "role"):
         items: list[Any] = [messages]
+    elif isinstance(messages, Iterable):
+        items = list(messages)
     else:
-        items = list(cast(Iterable[Any], messages))
+        problem = Problem(
+            "", "type", f"expected messages or a list of them, not {type(messages).__name__}"
+        )
+        raise ValidationError([problem], type_name="message list")
     out: list[Message] = []
     for index, item in enumerate(items):
         try:
@@ -387,6 +393,37 @@ def _drop_last_unit(kept: list[Message]) -> None:
         kept.pop()
 
 
+def _units_from_end(messages: Sequence[Message], first: int) -> Iterator[tuple[int, int]]:
+    """The units of :func:`_units` over ``messages[first:]``, last one first.
+
+    Computed only as far as the caller reads, so trimming a long history to its
+    last few messages looks at those messages only.
+    """
+    end = len(messages)
+    while end > first:
+        if not isinstance(messages[end - 1], ToolMessage):
+            yield end - 1, end
+            end -= 1
+            continue
+        start = end - 1  # the run of tool messages that ends here
+        while start > first and isinstance(messages[start - 1], ToolMessage):
+            start -= 1
+        owner = messages[start - 1] if start > first else None
+        if isinstance(owner, AssistantMessage) and owner.tool_calls:
+            ids = {call.id for call in owner.tool_calls}
+            answered = start
+            while answered < end and cast(ToolMessage, messages[answered]).tool_call_id in ids:
+                answered += 1
+            for single in range(end - 1, answered - 1, -1):  # results of no call here
+                yield single, single + 1
+            yield start - 1, answered
+            end = start - 1
+        else:
+            for single in range(end - 1, start - 1, -1):
+                yield single, single + 1
+            end = start
+
+
 def _trim_last(
     history: list[Message],
     budget: int,
@@ -398,17 +435,17 @@ def _trim_last(
     splitter: Callable[[str], list[str]],
 ) -> list[Message]:
     system: Message | None = None
+    first = 0
     if include_system and isinstance(history[0], SystemMessage):
         system = history[0]
-        history = history[1:]
+        first = 1
         budget = max(0, budget - count(system))
-    units = _units(history)
+    units = _units_from_end(history, first)
     if ends is not None:
-        while units and not ends(history[units[-1][1] - 1]):
-            units.pop()
+        units = itertools.dropwhile(lambda unit: not ends(history[unit[1] - 1]), units)
     picked: list[list[Message]] = []
     used = 0
-    for start, end in reversed(units):
+    for start, end in units:
         cost = sum(count(message) for message in history[start:end])
         if used + cost <= budget:
             picked.append(history[start:end])
@@ -419,14 +456,14 @@ def _trim_last(
             if part is not None:
                 picked.append([part])
         break
-    picked.reverse()
-    # Never start with an orphan tool result; then honour start_on, unit by unit.
-    while picked and isinstance(picked[0][0], ToolMessage):
-        picked.pop(0)
+    # `picked` runs from the last unit back. Never start with an orphan tool result;
+    # then honour start_on, unit by unit.
+    while picked and isinstance(picked[-1][0], ToolMessage):
+        picked.pop()
     if starts is not None:
-        while picked and not starts(picked[0][0]):
-            picked.pop(0)
-    kept = [message for unit in picked for message in unit]
+        while picked and not starts(picked[-1][0]):
+            picked.pop()
+    kept = [message for unit in reversed(picked) for message in unit]
     return [system, *kept] if system is not None else kept
 
 
