@@ -22,11 +22,14 @@ from chatschema import (
     ConversionError,
     FileBlock,
     ImageBlock,
+    InvalidToolCall,
+    NamedToolChoice,
     NonStandardAnnotation,
     NonStandardBlock,
     PlainTextBlock,
     ReasoningBlock,
     RefusalBlock,
+    RequiredToolChoice,
     ServerToolCallBlock,
     ServerToolResultBlock,
     SystemMessage,
@@ -636,6 +639,7 @@ def test_server_blocks_and_citations_decode() -> None:
     assert tools[0] == {
         "name": "web_search",
         "parameters": {},
+        "provider": "anthropic",  # hosted: only sent to Anthropic
         "extras": {"anthropic": {"type": "web_search_20250305", "max_uses": 3}},
     }
 
@@ -878,6 +882,7 @@ NEUTRAL: dict[str, dict[str, Any]] = {
             {
                 "name": "web_search",
                 "parameters": {},
+                "provider": "anthropic",
                 "extras": {"anthropic": {"type": "web_search_20250305"}},
             }
         ],
@@ -1217,6 +1222,150 @@ def test_anthropic_reasoning_without_signature_is_unsupported() -> None:
     assert enc(conversation, unsupported="drop")["messages"][1]["content"] == [
         {"type": "text", "text": "a"}
     ]
+
+
+def test_anthropic_reasoning_without_signature_is_text_under_reasoning_text() -> None:
+    conversation = [
+        UserMessage(content="q"),
+        AssistantMessage(
+            content=[
+                ReasoningBlock(text="signed", signature=SIG, provider="anthropic"),
+                ReasoningBlock(text="lost its signature", provider="anthropic"),
+                ReasoningBlock(summary=["no text"], provider="anthropic"),
+                TextBlock(text="a"),
+            ]
+        ),
+        UserMessage(content="next"),
+    ]
+    # like foreign reasoning: its text (or summary) as text; signed thinking is replayed
+    assert enc(conversation, reasoning="text")["messages"][1]["content"] == [
+        {"type": "thinking", "thinking": "signed", "signature": SIG},
+        {"type": "text", "text": "lost its signature"},
+        {"type": "text", "text": "no text"},
+        {"type": "text", "text": "a"},
+    ]
+    assert codec.check(conversation, reasoning="text") == []
+    with pytest.raises(UnsupportedContentError) as caught:  # replay: the API rejects it
+        enc(conversation)
+    assert (caught.value.message_index, caught.value.block_index) == (1, 1)
+    assert enc(conversation, reasoning="drop")["messages"][1]["content"] == [
+        {"type": "text", "text": "a"}
+    ]
+
+
+AUDIO = AudioBlock(base64="UklGR", mime_type="audio/wav")
+INVALID_ONLY = AssistantMessage(
+    invalid_tool_calls=[InvalidToolCall(id="c", name="f", arguments="{", error="bad")]
+)
+
+
+@pytest.mark.parametrize(
+    ("history", "dropped"),
+    [
+        (  # a first user turn of only audio: the request starts with the assistant
+            [
+                UserMessage(content=[AUDIO]),
+                AssistantMessage(content="ok"),
+                UserMessage(content="x"),
+            ],
+            [{"role": "assistant", "content": "ok"}, {"role": "user", "content": "x"}],
+        ),
+        (  # an assistant turn of only an invalid call: the user turns around it merge
+            [UserMessage(content="q"), INVALID_ONLY, UserMessage(content="x")],
+            [
+                {
+                    "role": "user",
+                    "content": [{"type": "text", "text": "q"}, {"type": "text", "text": "x"}],
+                }
+            ],
+        ),
+        (  # the tool results stay first in the merged turn
+            [
+                UserMessage(content="q"),
+                AssistantMessage(tool_calls=[ToolCall(id="c1", name="f", arguments={})]),
+                ToolMessage(tool_call_id="c1", content="r"),
+                AssistantMessage(content=[AUDIO]),
+                UserMessage(content="x", extras={"anthropic": {"new_message": True}}),
+            ],
+            [
+                {"role": "user", "content": "q"},
+                {
+                    "role": "assistant",
+                    "content": [{"type": "tool_use", "id": "c1", "name": "f", "input": {}}],
+                },
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "tool_result", "tool_use_id": "c1", "content": "r"},
+                        {"type": "text", "text": "x"},
+                    ],
+                },
+            ],
+        ),
+        (  # a mid-conversation system message of only audio; a final emptied turn
+            [
+                UserMessage(content="q"),
+                SystemMessage(content=[AUDIO]),
+                UserMessage(content="x"),
+                AssistantMessage(content=[AUDIO]),
+            ],
+            [
+                {
+                    "role": "user",
+                    "content": [{"type": "text", "text": "q"}, {"type": "text", "text": "x"}],
+                }
+            ],
+        ),
+    ],
+    ids=["first-user", "assistant-invalid-call", "after-tool-results", "system-and-final"],
+)
+def test_a_turn_emptied_by_drops_is_not_sent(
+    history: list[Any], dropped: list[dict[str, Any]]
+) -> None:
+    assert codec.check(history, unsupported="drop") == []
+    assert enc(history, unsupported="drop")["messages"] == dropped
+    for message in enc(history, unsupported="drop", content_format="string")["messages"]:
+        assert message["content"]
+    # with placeholders the placeholder text keeps every turn
+    placeheld = enc(history, unsupported="placeholder")["messages"]
+    assert all(message["content"] for message in placeheld)
+    assert len(placeheld) > len(dropped)
+
+
+def test_hosted_tools_of_other_formats_and_the_tool_choice() -> None:
+    hosted = ToolDefinition(
+        name="web_search",
+        parameters={},
+        provider="openai_responses",
+        extras={"openai_responses": {"tool": {"type": "web_search"}}},
+    )
+    conversation = Conversation(
+        messages=[UserMessage(content="news?")],
+        tools=[hosted, ToolDefinition(name="get_weather", parameters=WEATHER_SCHEMA)],
+        tool_choice=NamedToolChoice(name="web_search"),
+    )
+    assert [(p.pointer, p.keyword) for p in codec.check(conversation)] == [
+        ("/tools/0", "unsupported_content"),
+        ("/tool_choice/name", "unknown_tool"),  # the tool it names is not sent
+    ]
+    with pytest.raises(ConversionError):
+        enc(conversation, unsupported="drop")
+    choice = conversation.model_copy(update={"tool_choice": RequiredToolChoice()})
+    assert enc(choice, unsupported="drop")["tools"] == [
+        {"name": "get_weather", "input_schema": WEATHER_SCHEMA}
+    ]
+
+
+def test_a_tool_result_emptied_by_drops_has_no_content() -> None:
+    history = [
+        UserMessage(content="q"),
+        AssistantMessage(tool_calls=[ToolCall(id="c1", name="f", arguments={})]),
+        ToolMessage(tool_call_id="c1", content=[AUDIO]),
+    ]
+    assert enc(history, unsupported="drop")["messages"][2] == {
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": "c1"}],
+    }
 
 
 UNSUPPORTED = [

@@ -374,6 +374,23 @@ WIRE: dict[str, dict[str, Any]] = {
             user(fr("a", {"output": "1"})),
         ]
     },
+    "hosted_tools": {
+        "contents": [user({"text": "news?"})],
+        "tools": [
+            {"google_search": {}},
+            {"function_declarations": [{"name": "f"}, {"name": "g"}]},
+            {"code_execution": {}},
+            {"google_search_retrieval": {"dynamic_retrieval_config": {"mode": "MODE_DYNAMIC"}}},
+        ],
+    },
+    "hosted_tools_sharing_tool_objects": {
+        "contents": [user({"text": "news?"})],
+        "tools": [
+            # (in the SDK's field order: SDK objects have no other)
+            {"google_search": {}, "function_declarations": [{"name": "f"}], "url_context": {}},
+            {"code_execution": {}, "function_declarations": [{"name": "g"}]},
+        ],
+    },
 }
 
 
@@ -630,7 +647,7 @@ def test_tools_and_tool_choice_decode() -> None:
     assert (none and none.type, required and required.type) == ("none", "required")
 
 
-def test_server_tools_and_unrepresentable_tool_config_go_to_metadata() -> None:
+def test_server_tools_are_hosted_tool_definitions_and_tool_config_goes_to_metadata() -> None:
     payload = {
         "model": "gemini-2.5-flash",
         "contents": [user({"text": "hi"})],
@@ -640,20 +657,86 @@ def test_server_tools_and_unrepresentable_tool_config_go_to_metadata() -> None:
         },
     }
     conversation = gemini.decode_conversation(payload)
+    assert to_dict(conversation)["tools"] == [
+        {
+            "name": "google_search",
+            "parameters": {},
+            "provider": "gemini",
+            "extras": {"gemini": {"google_search": {}}},
+        },
+        {"name": "f", "parameters": {}, "extras": {"gemini": {"parameters_absent": True}}},
+    ]
     assert to_dict(conversation)["metadata"] == {
         "gemini": {
             "request": {"model": "gemini-2.5-flash"},
-            "tools": [{"google_search": {}}],
             "tool_config": payload["tool_config"],
         }
     }
     assert to_dict(conversation)["tool_choice"] == {"type": "required"}
-    # metadata is never sent
+    # the hosted tool is sent back; the tool config the neutral choice cannot say is not
     encoded = gemini.encode(conversation)
-    assert encoded["tools"] == [
-        {"function_declarations": [{"name": "f"}]}
-    ]  # parameters_absent kept absent
+    assert encoded["tools"] == payload["tools"]
     assert encoded["tool_config"] == {"function_calling_config": {"mode": "ANY"}}
+
+
+def test_hosted_tools_are_tool_definitions_named_after_their_field() -> None:
+    tools = gemini.decode_conversation(WIRE["hosted_tools"]).tools or []
+    assert [(tool.name, tool.provider) for tool in tools] == [
+        ("google_search", "gemini"),
+        ("f", None),
+        ("g", None),
+        ("code_execution", "gemini"),
+        ("google_search_retrieval", "gemini"),
+    ]
+    assert tools[4].extras == {"gemini": WIRE["hosted_tools"]["tools"][3]}
+    shared = gemini.decode_conversation(WIRE["hosted_tools_sharing_tool_objects"]).tools or []
+    assert [(tool.name, (tool.extras or {})["gemini"]["tool"]) for tool in shared] == [
+        ("google_search", 0),
+        ("f", 0),
+        ("url_context", 0),
+        ("code_execution", 1),
+        ("g", 1),
+    ]
+    # built by hand: the name is the Tool field; no function declaration is made of it
+    built = [
+        chatschema.ToolDefinition(name="url_context", parameters={}, provider="gemini"),
+        chatschema.ToolDefinition(name="f", parameters={"type": "object"}),
+    ]
+    encoded = gemini.encode(
+        chatschema.Conversation(messages=[{"role": "user", "content": "hi"}], tools=built)
+    )
+    assert encoded["tools"] == [
+        {"url_context": {}},
+        {"function_declarations": [{"name": "f", "parameters_json_schema": {"type": "object"}}]},
+    ]
+
+
+def test_a_content_emptied_by_drops_is_not_sent() -> None:
+    foreign = {"type": "non_standard", "value": {"type": "search_result"}}
+    history = [
+        {"role": "system", "content": [foreign]},
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": [foreign]},
+        {"role": "user", "content": "x"},
+    ]
+    assert _problems(history) == [
+        ("/messages/0/content/0", "unsupported_content"),
+        ("/messages/2/content/0", "unsupported_content"),
+    ]
+    assert gemini.check(history, unsupported="drop") == []
+    assert gemini.encode(history, unsupported="drop") == {
+        "contents": [user({"text": "q"}), user({"text": "x"})]
+    }
+    placeheld = gemini.encode(history, unsupported="placeholder")
+    assert len(placeheld["contents"]) == 3 and "system_instruction" in placeheld
+    # nothing left at all: reported
+    assert _problems([{"role": "user", "content": [foreign]}], unsupported="drop") == [
+        ("/messages", "no_contents")
+    ]
+    # a content that is empty without any drop is still reported
+    assert _problems([{"role": "user", "content": ""}], unsupported="drop") == [
+        ("/messages/0/content", "empty_content")
+    ]
 
 
 def test_generate_content_config_shape_and_single_content() -> None:

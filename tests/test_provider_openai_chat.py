@@ -1257,7 +1257,49 @@ def test_invalid_tool_call_without_id() -> None:
     with pytest.raises(UnsupportedContentError) as error:
         oc.encode([message])
     assert error.value.message_index == 0
-    assert _messages(message, unsupported="drop") == [{"role": "assistant", "content": None}]
+    # the drop leaves the message empty: it is not sent (the API rejects an assistant
+    # message with neither content nor tool calls)
+    assert _messages(message, unsupported="drop") == []
+    kept = AssistantMessage(
+        content="Trying.", invalid_tool_calls=[InvalidToolCall(name="f", arguments="{")]
+    )
+    assert _messages(kept, unsupported="drop") == [{"role": "assistant", "content": "Trying."}]
+
+
+def test_a_message_emptied_by_drops_is_not_sent() -> None:
+    video = VideoBlock(url="https://example.com/v.mp4")
+    history = [
+        SystemMessage(content=[video]),
+        UserMessage(content=[video]),
+        AssistantMessage(content=[video]),
+        UserMessage(content="x"),
+        AssistantMessage(tool_calls=[ToolCall(id="c1", name="f", arguments={})]),
+        ToolMessage(tool_call_id="c1", content=[video]),  # answers its call: it stays
+    ]
+    expected = [
+        {"role": "user", "content": "x"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": ""},
+    ]
+    assert oc.check(history, unsupported="drop") == []
+    for content_format in ("auto", "string", "parts"):
+        assert (
+            _messages(*history, unsupported="drop", content_format=content_format)[1:]
+            == (expected[1:])
+        )
+    assert _messages(*history, unsupported="drop") == expected
+    # placeholders keep every message
+    assert len(_messages(*history, unsupported="placeholder")) == len(history)
+    # an empty message that no drop made is sent as before
+    assert _messages(UserMessage(content=[]), unsupported="drop") == [
+        {"role": "user", "content": []}
+    ]
 
 
 def test_arguments_text_reuse() -> None:

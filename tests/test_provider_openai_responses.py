@@ -691,6 +691,8 @@ def test_hosted_tools_keep_their_definition() -> None:
     assert conversation.tools[3].extras == {
         NAME: {"tool": PAYLOADS["tools_and_choices"]["tools"][3]}
     }
+    # hosted: only sent to Responses
+    assert [tool.provider for tool in conversation.tools] == [None, None, None, NAME, NAME]
     assert conversation.tools[1].parameters == {} and conversation.tools[1].strict is None
 
 
@@ -1400,6 +1402,35 @@ def test_check_reasoning_needs_its_following_item() -> None:
     assert _problems([UserMessage(content="x"), broken], unsupported="drop") == [
         ("/messages/1/content/0", "reasoning_without_following_item")
     ]
+
+
+def test_an_input_message_emptied_by_drops_is_not_sent() -> None:
+    audio = AudioBlock(base64="UklGRg==", mime_type="audio/wav")
+    history = [
+        SystemMessage(content=[audio]),
+        UserMessage(content="q"),
+        AssistantMessage(tool_calls=[ToolCall(id="c1", name="f", arguments={})]),
+        ToolMessage(tool_call_id="c1", content=[audio]),  # answers its call: it stays
+        UserMessage(content=[audio]),
+        SystemMessage(content=[audio]),
+        UserMessage(content="x"),
+    ]
+    expected = {
+        "input": [
+            {"role": "user", "content": "q"},
+            {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "c1", "output": ""},
+            {"role": "user", "content": "x"},
+        ]
+    }
+    assert R.check(history, unsupported="drop") == []
+    for content_format in ("auto", "string", "parts"):
+        encoded = R.encode(history, unsupported="drop", content_format=content_format)
+        assert encoded["input"][1:3] == expected["input"][1:3]
+        assert "instructions" not in encoded and len(encoded["input"]) == 4
+    assert R.encode(history, unsupported="drop") == expected
+    placeheld = R.encode(history, unsupported="placeholder")
+    assert "instructions" in placeheld and len(placeheld["input"]) == 6
 
 
 def test_check_image_limits() -> None:

@@ -1036,6 +1036,10 @@ export interface ToolDefinition {
    */
   strict?: boolean;
   /**
+   * Wire format that hosts this tool (a server-side tool such as web search); it is only sent to that format. Absent for functions the application runs.
+   */
+  provider?: string;
+  /**
    * Provider-specific data, namespaced by provider.
    */
   extras?: {

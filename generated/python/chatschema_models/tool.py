@@ -220,6 +220,10 @@ class ToolDefinition(WireModel):
     """
     Ask the provider to enforce `parameters` exactly (OpenAI structured outputs).
     """
+    provider: Annotated[Omittable[str], Field(min_length=1)] = None
+    """
+    Wire format that hosts this tool (a server-side tool such as web search); it is only sent to that format. Absent for functions the application runs.
+    """
     extras: Omittable[dict[str, Any]] = None
     """
     Provider-specific data, namespaced by provider.

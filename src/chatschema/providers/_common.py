@@ -34,15 +34,19 @@ __all__ = [
     "EncodeOptions",
     "Options",
     "ProviderName",
+    "application_tools",
     "arguments_text",
     "as_json",
     "content_blocks",
     "data_url",
     "extras_of",
+    "foreign_tool_problems",
+    "is_foreign_tool",
     "joined_text",
     "parse_arguments",
     "parse_data_url",
     "pointer",
+    "sendable_tools",
     "set_extras",
     "structural_error",
     "to_conversation",
@@ -97,7 +101,10 @@ class EncodeOptions(TypedDict, total=False):
     unsupported: UnsupportedPolicy
     """Content the format cannot carry: ``"error"`` (default) raises
     :class:`~chatschema.UnsupportedContentError` naming message and block;
-    ``"drop"`` leaves it out; ``"placeholder"`` puts a short text in its place."""
+    ``"drop"`` leaves it out; ``"placeholder"`` puts a short text in its place.
+    Another format's hosted tools (``ToolDefinition.provider``) fall under it too;
+    "drop" and "placeholder" both leave them out. A message that drops leave
+    empty is not sent."""
     check: bool
     """Run :func:`check` first and raise with every structural problem (default
     ``True``)."""
@@ -292,6 +299,59 @@ def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
     return value, None
 
 
+# ------------------------------------------------------------------- hosted tools
+
+
+def application_tools(tools: Sequence[ToolDefinition] | None) -> list[ToolDefinition]:
+    """The tools the application runs (no ``provider``): what text rendering describes."""
+    return [tool for tool in tools or () if tool.provider is None]
+
+
+def is_foreign_tool(tool: ToolDefinition, provider: str) -> bool:
+    """Whether a tool is hosted by another wire format (``provider`` set, not ours)."""
+    return tool.provider is not None and tool.provider != provider
+
+
+def foreign_tool_problems(
+    tools: Sequence[ToolDefinition] | None, options: Options
+) -> list[Problem]:
+    """``unsupported_content`` at ``/tools/<i>`` for another format's hosted tools.
+
+    Only under ``unsupported="error"`` and with native tools (without them no tool
+    definition is sent as such); "drop" and "placeholder" both leave such a tool out.
+    """
+    if options.unsupported != "error" or not options.native_tools:
+        return []
+    return [
+        Problem(
+            f"/tools/{index}",
+            "unsupported_content",
+            f"{tool.provider} hosted tool {tool.name!r} cannot be sent to {options.provider} "
+            "(options: unsupported='drop' or 'placeholder' leave it out)",
+        )
+        for index, tool in enumerate(tools or ())
+        if is_foreign_tool(tool, options.provider)
+    ]
+
+
+def sendable_tools(
+    tools: Sequence[ToolDefinition] | None, options: Options
+) -> list[ToolDefinition]:
+    """The tool definitions ``encode`` sends: other formats' hosted tools left out.
+
+    Under ``unsupported="error"`` such a tool raises (what ``check`` reports); under
+    ``"drop"`` and ``"placeholder"`` it is left out (a tool cannot be a text
+    placeholder).
+
+    Raises:
+        UnsupportedContentError: under ``unsupported="error"``, listing every such tool.
+    """
+    problems = foreign_tool_problems(tools, options)
+    if problems:
+        raise structural_error(problems, options.provider)
+    return [tool for tool in tools or () if not is_foreign_tool(tool, options.provider)]
+
+
 # --------------------------------------------------------------- tools as plain text
 
 
@@ -311,12 +371,19 @@ def tool_result_as_text(message: ToolMessage, text: str) -> str:
 
 
 def tools_as_text(tools: Sequence[ToolDefinition]) -> str:
-    """Tool definitions written out, to go with the instructions."""
+    """Tool definitions written out, to go with the instructions.
+
+    Hosted tools (``provider`` set) are not written out: only the provider runs
+    them, so a model without native tools cannot use them (see
+    :func:`application_tools`).
+    """
     lines = [
         "You can call these tools. To call one, answer with "
         '<tool_call id="<unique id>" name="<tool name>"><JSON arguments></tool_call>.'
     ]
     for tool in tools:
+        if tool.provider is not None:
+            continue  # a hosted tool: the application cannot run it from text
         schema = json.dumps(tool.parameters, ensure_ascii=False)
         description = f": {tool.description}" if tool.description else ""
         lines.append(f"- {tool.name}{description}\n  parameters: {schema}")

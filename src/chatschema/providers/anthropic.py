@@ -23,6 +23,10 @@ Decisions (``docs/providers/anthropic.md`` has the full mapping table):
   on the call and on its result.
 - Optional keys are never sent as ``null``; citation titles, which the API
   requires but allows to be ``null``, are always sent.
+- Anthropic-defined tools (``{"type": "web_search_20250305", ...}``) decode with
+  ``provider="anthropic"``; other formats' hosted tools go through the
+  unsupported-content policy. A turn that the policy's drops leave empty is not
+  sent; its neighbours of one role merge.
 """
 
 from __future__ import annotations
@@ -80,11 +84,15 @@ from chatschema.providers import _sse
 from chatschema.providers._common import (
     EncodeOptions,
     Options,
+    application_tools,
     content_blocks,
     extras_of,
+    foreign_tool_problems,
+    is_foreign_tool,
     joined_text,
     parse_data_url,
     pointer,
+    sendable_tools,
     structural_error,
     to_conversation,
     tool_call_as_text,
@@ -695,6 +703,8 @@ def _tool_definition(raw: Any, index: int) -> ToolDefinition:
     else:  # a server or built-in tool: everything but the name is Anthropic's
         fields["parameters"] = {}
         extras = {k: v for k, v in raw.items() if k != "name" and v is not None}
+        if isinstance(raw.get("type"), str) and raw["type"] != "custom":
+            fields["provider"] = NAME  # hosted: only Anthropic knows what it is
     if extras:
         fields["extras"] = {NAME: extras}
     try:
@@ -1208,20 +1218,38 @@ def _leading_system(messages: Sequence[Message]) -> int:
     return count
 
 
-def _turns(messages: Sequence[Message], start: int) -> list[tuple[str, list[int]]]:
-    """Group messages into wire messages: ``(role, message indexes)``."""
+def _turns(
+    messages: Sequence[Message], start: int, skipped: set[int] | frozenset[int] = frozenset()
+) -> list[tuple[str, list[int]]]:
+    """Group messages into wire messages: ``(role, message indexes)``.
+
+    ``skipped`` messages are left out, and the messages on either side of them
+    merge when they have one role (whatever ``new_message`` says), which keeps
+    the roles alternating.
+    """
     turns: list[tuple[str, list[int]]] = []
+    gap = False
     for index in range(start, len(messages)):
+        if index in skipped:
+            gap = True
+            continue
         message = messages[index]
         if isinstance(message, SystemMessage):
             turns.append(("system", [index]))
-            continue
-        role = "assistant" if isinstance(message, AssistantMessage) else "user"
-        if turns and turns[-1][0] == role and not extras_of(message, NAME).get("new_message"):
-            turns[-1][1].append(index)
         else:
-            turns.append((role, [index]))
+            role = "assistant" if isinstance(message, AssistantMessage) else "user"
+            new = not gap and extras_of(message, NAME).get("new_message")
+            if turns and turns[-1][0] == role and not new:
+                turns[-1][1].append(index)
+            else:
+                turns.append((role, [index]))
+        gap = False
     return turns
+
+
+def _empty_turn(wire: dict[str, Any]) -> bool:
+    content = wire["content"]
+    return not content if isinstance(content, list) else _blank(content)
 
 
 def _tool_ids(messages: Sequence[Message]) -> dict[str, str]:
@@ -1283,6 +1311,7 @@ class _Encoder:
         self.string = options.content_format == "string"
         native = options.native_tools
         self.ids = _tool_ids(conversation.messages) if native else {}
+        self.dropped = 0  # content left out by unsupported="drop" so far
 
     # ------------------------------------------------------------------ helpers
 
@@ -1300,7 +1329,10 @@ class _Encoder:
 
     def unsupported(self, what: str, mi: int, bi: int | None) -> dict[str, Any] | None:
         text = self.options.unsupported_content(what, message_index=mi, block_index=bi)
-        return None if text is None else {"type": "text", "text": text}
+        if text is None:
+            self.dropped += 1
+            return None
+        return {"type": "text", "text": text}
 
     def text(self, block: TextBlock | RefusalBlock) -> dict[str, Any] | None:
         if _blank(block.text):
@@ -1438,12 +1470,13 @@ class _Encoder:
             elif content:
                 wire["content"] = content
         else:
+            dropped = self.dropped
             blocks = self.user_blocks(content, mi)
             if self.string:
                 text = "\n".join(block["text"] for block in blocks)
                 if text:
                     wire["content"] = text
-            else:
+            elif blocks or self.dropped == dropped:  # (emptied by drops: no content)
                 wire["content"] = blocks
         if message.status == "error":
             wire["is_error"] = True
@@ -1458,7 +1491,8 @@ class _Encoder:
     # --------------------------------------------------------- assistant side
 
     def reasoning(self, block: ReasoningBlock, mi: int, bi: int) -> dict[str, Any] | None:
-        if self.options.replays(block.provider):
+        signed = block.signature is not None or block.encrypted_content is not None
+        if self.options.replays(block.provider) and (signed or self.options.reasoning != "text"):
             if self.string:
                 return self.unsupported("thinking block in string content", mi, bi)
             wire: dict[str, Any]
@@ -1473,6 +1507,8 @@ class _Encoder:
             else:
                 return self.unsupported("Anthropic thinking without its signature", mi, bi)
             return self.finish(wire, block)  # thinking blocks take no cache marker
+        # reasoning="text": other providers' reasoning, and Anthropic thinking that
+        # lost its signature (the API would reject it as thinking), as plain text
         if self.options.reasoning == "text":
             text = block.text if block.text is not None else "\n".join(block.summary or ())
             if not _blank(text):
@@ -1576,7 +1612,7 @@ class _Encoder:
                         system.append({"type": "text", "text": part})
                 else:
                     system.extend(part)
-        tools = self.conversation.tools
+        tools = application_tools(self.conversation.tools)
         if tools and not self.options.native_tools:
             text = tools_as_text(tools)
             if isinstance(system, list) and system:
@@ -1631,7 +1667,7 @@ class _Encoder:
 
     def tools(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
-        for tool in self.conversation.tools or ():
+        for tool in sendable_tools(self.conversation.tools, self.options):
             extras = extras_of(tool, NAME)
             wire: dict[str, Any] = {"name": tool.name}
             if extras.get("type") in (None, "custom"):
@@ -1643,6 +1679,25 @@ class _Encoder:
             out.append(self.finish(wire, tool))
         return out
 
+    def turns(self, count: int) -> list[dict[str, Any]]:
+        """The wire messages, without the turns that drops left empty.
+
+        The API rejects empty content, so such a turn is not sent; the turns
+        around it are regrouped, so that neighbours of one role merge again.
+        """
+        messages = self.conversation.messages
+        out: list[dict[str, Any]] = []
+        skipped: set[int] = set()
+        for role, indexes in _turns(messages, count):
+            before = self.dropped
+            wire = self.turn(role, indexes)
+            if self.dropped > before and _empty_turn(wire):
+                skipped.update(indexes)
+            out.append(wire)
+        if not skipped:
+            return out
+        return [self.turn(role, indexes) for role, indexes in _turns(messages, count, skipped)]
+
     def run(self) -> dict[str, Any]:
         conversation = self.conversation
         count = _leading_system(conversation.messages)
@@ -1650,13 +1705,13 @@ class _Encoder:
         system = self.system(count)
         if system is not None:
             payload["system"] = system
-        payload["messages"] = [
-            self.turn(role, indexes) for role, indexes in _turns(conversation.messages, count)
-        ]
+        payload["messages"] = self.turns(count)
         if self.options.native_tools:
-            if conversation.tools:
-                payload["tools"] = self.tools()
-            if conversation.tool_choice is not None:
+            tools = self.tools() if conversation.tools else []
+            if tools:
+                payload["tools"] = tools
+            if conversation.tool_choice is not None and (tools or not conversation.tools):
+                # a tool choice goes only with tools, or where none were given
                 payload["tool_choice"] = _tool_choice_wire(conversation.tool_choice)
         return payload
 
@@ -1933,8 +1988,11 @@ def _problems(conversation: Conversation, options: Options) -> list[Problem]:
     turns = _turns(messages, start)
     problems = checker.problems
     if options.native_tools:
+        problems.extend(foreign_tool_problems(conversation.tools, options))
         problems.extend(_pairing(messages, turns))
         for k, tool in enumerate(conversation.tools or ()):
+            if is_foreign_tool(tool, NAME):
+                continue  # never sent
             checker.marker(
                 extras_of(tool, NAME).get("cache_control"),
                 f"/tools/{k}/extras/anthropic/cache_control",
@@ -1990,7 +2048,9 @@ def _problems(conversation: Conversation, options: Options) -> list[Problem]:
         options.native_tools
         and isinstance(choice, NamedToolChoice)
         and conversation.tools
-        and all(tool.name != choice.name for tool in conversation.tools)
+        and all(
+            tool.name != choice.name or is_foreign_tool(tool, NAME) for tool in conversation.tools
+        )
     ):
         problems.append(
             Problem(
@@ -2004,7 +2064,8 @@ def check(messages: Any, **options: Unpack[EncodeOptions]) -> list[Problem]:
     """Every structural problem that would make the Messages API refuse the request.
 
     Tool calls not answered in the next user turn, orphan or repeated results,
-    images without vision (under ``unsupported="error"``), images over 5 MB of
+    images without vision and other formats' hosted tools (under
+    ``unsupported="error"``), images over 5 MB of
     base64 or of a media type the API does not take, more than 100 images, more
     than 4 cache breakpoints or a cache ttl other than ``5m``/``1h``, more than
     32 MB of inline data, messages that would be empty, and a named tool choice

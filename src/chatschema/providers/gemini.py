@@ -27,6 +27,11 @@ matter most:
 - ``decode_stream`` turns ``streamGenerateContent`` events into chunks that
   assemble to ``decode_response`` of the complete response the stream stands for
   (the equivalence is defined in the docs page, *Streaming*).
+- Tools other than function declarations (``google_search``, ``code_execution``
+  ...) are ``ToolDefinition``s with ``provider="gemini"``, named after their field,
+  and are sent back in their ``Tool`` objects; other formats' hosted tools go
+  through the unsupported-content policy. A content that the policy's drops leave
+  without parts is not sent.
 """
 
 from __future__ import annotations
@@ -85,10 +90,14 @@ from chatschema.providers import _sse
 from chatschema.providers._common import (
     EncodeOptions,
     Options,
+    application_tools,
     content_blocks,
     extras_of,
+    foreign_tool_problems,
+    is_foreign_tool,
     parse_data_url,
     pointer,
+    sendable_tools,
     set_extras,
     structural_error,
     to_conversation,
@@ -810,50 +819,69 @@ def _system_message(value: Any) -> SystemMessage:
     return SystemMessage(**fields)
 
 
-def _tools(value: Any) -> tuple[list[ToolDefinition], list[Any]]:
-    """Function declarations as tool definitions; the other tools as they are."""
+def _tools(value: Any) -> list[ToolDefinition]:
+    """The ``Tool`` objects of a request as tool definitions.
+
+    Each function declaration is one definition; each other field of a ``Tool``
+    (``google_search``, ``code_execution``, ``url_context`` ...) is a hosted tool:
+    ``ToolDefinition(name=<field>, parameters={}, provider="gemini")`` with the
+    field in ``extras["gemini"]``. When the default grouping (declarations in one
+    ``Tool``, each hosted tool in its own) would not give the same objects back,
+    every definition records the index of its ``Tool`` in ``extras["gemini"]["tool"]``.
+    """
     tools = _list(value, "tools")
-    groups = sum(
-        1 for tool in tools if isinstance(tool, dict) and tool.get("function_declarations")
-    )
-    definitions: list[ToolDefinition] = []
-    others: list[Any] = []
+    entries: list[tuple[int, dict[str, Any]]] = []
     for number, tool in enumerate(tools):
         tool = _object(tool, f"tools[{number}]", None)
-        rest = {k: v for k, v in tool.items() if k != "function_declarations"}
-        if rest:
-            others.append(rest)
-        for declaration in _list(tool.get("function_declarations", []), "function_declarations"):
-            declaration = _object(declaration, "a function declaration", None)
-            name = declaration.get("name")
-            if not isinstance(name, str) or not name:
-                raise _error("a function declaration needs a name")
-            fields: dict[str, Any] = {"name": name}
-            extras: dict[str, Any] = {}
-            description = declaration.get("description")
-            if description is not None:
-                fields["description"] = _text_field(description, "description", None, None)
-            if "parameters_json_schema" in declaration:
-                parameters = declaration["parameters_json_schema"]
-            elif "parameters" in declaration:
-                parameters = declaration["parameters"]
-                extras["schema_key"] = "parameters"
-            else:
-                parameters = {}
-                extras["parameters_absent"] = True
-            if not isinstance(parameters, dict):
-                raise _error(f"the parameters of {name!r} must be an object")
-            fields["parameters"] = parameters
-            extras.update(
-                (k, v)
-                for k, v in declaration.items()
-                if k not in ("name", "description", "parameters_json_schema", "parameters")
-            )
-            if groups > 1:
-                extras["tool"] = number
-            set_extras(fields, NAME, extras)
-            definitions.append(ToolDefinition(**fields))
-    return definitions, others
+        for key, field in tool.items():
+            if key == "function_declarations":
+                entries.extend((number, fields) for fields in _declarations(field))
+            elif not key:
+                raise _error(f"tools[{number}] has a field without a name")
+            else:  # a hosted tool: only Gemini knows what it is
+                hosted: dict[str, Any] = {"name": key, "parameters": {}, "provider": NAME}
+                set_extras(hosted, NAME, {key: field})
+                entries.append((number, hosted))
+    definitions = [ToolDefinition(**fields) for _, fields in entries]
+    if _tool_objects(definitions) == tools:
+        return definitions
+    for number, entry in entries:
+        entry.setdefault("extras", {}).setdefault(NAME, {})["tool"] = number
+    return [ToolDefinition(**entry) for _, entry in entries]
+
+
+def _declarations(value: Any) -> list[dict[str, Any]]:
+    """The function declarations of one ``Tool``, as tool definition fields."""
+    definitions: list[dict[str, Any]] = []
+    for declaration in _list(value, "function_declarations"):
+        declaration = _object(declaration, "a function declaration", None)
+        name = declaration.get("name")
+        if not isinstance(name, str) or not name:
+            raise _error("a function declaration needs a name")
+        fields: dict[str, Any] = {"name": name}
+        extras: dict[str, Any] = {}
+        description = declaration.get("description")
+        if description is not None:
+            fields["description"] = _text_field(description, "description", None, None)
+        if "parameters_json_schema" in declaration:
+            parameters = declaration["parameters_json_schema"]
+        elif "parameters" in declaration:
+            parameters = declaration["parameters"]
+            extras["schema_key"] = "parameters"
+        else:
+            parameters = {}
+            extras["parameters_absent"] = True
+        if not isinstance(parameters, dict):
+            raise _error(f"the parameters of {name!r} must be an object")
+        fields["parameters"] = parameters
+        extras.update(
+            (k, v)
+            for k, v in declaration.items()
+            if k not in ("name", "description", "parameters_json_schema", "parameters")
+        )
+        set_extras(fields, NAME, extras)
+        definitions.append(fields)
+    return definitions
 
 
 def _tool_choice(value: Any) -> tuple[ToolChoice | None, bool]:
@@ -897,9 +925,10 @@ def decode_conversation(payload: Any) -> Conversation:
 
     Returns:
         The conversation. Tools other than function declarations (Google Search,
-        code execution ...) and tool settings the neutral tool choice cannot say
-        are kept in ``metadata["gemini"]`` (``tools``, ``tool_config``); they are
-        not sent again (metadata never is).
+        code execution ...) are tool definitions with ``provider="gemini"``, sent
+        back only to Gemini. Tool settings the neutral tool choice cannot say are
+        kept in ``metadata["gemini"]["tool_config"]``; they are not sent again
+        (metadata never is).
 
     Raises:
         ConversionError: for a payload that is not a Gemini conversation, naming the
@@ -934,11 +963,9 @@ def decode_conversation(payload: Any) -> Conversation:
     decoder.contents(_list(request["contents"], "contents"))
     fields: dict[str, Any] = {"messages": decoder.messages}
     if "tools" in request:
-        definitions, others = _tools(request["tools"])
+        definitions = _tools(request["tools"])
         if definitions:
             fields["tools"] = definitions
-        if others:
-            extra["tools"] = others
     if "tool_config" in request:
         choice, exact = _tool_choice(request["tool_config"])
         if choice is not None:
@@ -1553,6 +1580,7 @@ class _Encoder:
         self.calls: dict[str, tuple[str, bool, int]] = {}  # id -> (name, id sent, content)
         self.content = 0  # index of the content being written
         self.string = options.content_format == "string"
+        self.dropped = 0  # content left out by unsupported="drop" so far
 
     def unsupported(
         self, what: str, message: int, block: int | None, *where: str | int
@@ -1569,7 +1597,10 @@ class _Encoder:
             )
             return None
         text = self.options.unsupported_content(what, message_index=message, block_index=block)
-        return None if text is None else {"text": text}
+        if text is None:
+            self.dropped += 1
+            return None
+        return {"text": text}
 
     # ---------------------------------------------------------------- messages
 
@@ -1587,6 +1618,8 @@ class _Encoder:
                     system["role"] = role
             system["parts"].extend(self.text_parts(message, start))
             start += 1
+        if system is not None and not system["parts"] and self.dropped:
+            system = None  # drops left the instruction without parts: not sent
         contents: list[dict[str, Any]] = []
         empty: list[tuple[int, int]] = []  # (message, content) of contents begun empty
         previous: Message | None = None
@@ -1598,6 +1631,7 @@ class _Encoder:
             join = join and bool(contents) and contents[-1]["role"] == role
             self.content = len(contents) - 1 if join else len(contents)
             reported = len(self.problems) if self.problems is not None else 0
+            dropped = self.dropped
             if isinstance(message, AssistantMessage):
                 parts = self.model_parts(message, index)
             elif isinstance(message, ToolMessage):
@@ -1608,6 +1642,8 @@ class _Encoder:
                 parts = self.text_parts(message, index)
             if join:
                 contents[-1]["parts"].extend(parts)
+            elif not parts and self.dropped > dropped:
+                continue  # drops left it without parts: not sent (Gemini rejects it)
             else:
                 content_role = extras_of(message, NAME).get("role", role)
                 contents.append({"role": content_role, "parts": parts})
@@ -1632,18 +1668,23 @@ class _Encoder:
                         "Gemini needs at least one user or model message",
                     )
                 )
-        tools = conversation.tools or []
-        if tools and not self.options.native_tools:
+        given = conversation.tools or []
+        if application_tools(given) and not self.options.native_tools:
             if system is None:
                 system = {"parts": []}
-            system["parts"].append({"text": tools_as_text(tools)})
+            system["parts"].append({"text": tools_as_text(given)})
         if system is not None:
             payload["system_instruction"] = system
         payload["contents"] = contents
         if self.options.native_tools:
+            if self.problems is None:
+                tools = sendable_tools(given, self.options)
+            else:  # check: reported by _run
+                tools = [tool for tool in given if not is_foreign_tool(tool, NAME)]
             if tools:
-                payload["tools"] = _encode_tools(tools)
-            if conversation.tool_choice is not None:
+                payload["tools"] = _tool_objects(tools)
+            if conversation.tool_choice is not None and (tools or not given):
+                # a tool choice goes only with tools, or where none were given
                 payload["tool_config"] = _encode_tool_choice(conversation.tool_choice)
         return payload
 
@@ -1940,10 +1981,31 @@ class _Encoder:
         return self.meta({key: data}, block)
 
 
-def _encode_tools(tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
-    groups: list[tuple[Any, list[dict[str, Any]]]] = []
+def _tool_objects(tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
+    """Gemini ``Tool`` objects: function declarations and hosted tools.
+
+    Consecutive definitions with the same ``extras["gemini"]["tool"]`` share one
+    object; without it, declarations share one object and each hosted tool
+    (``provider="gemini"``) has its own. A hosted tool is the fields in its
+    ``extras["gemini"]`` (``{"google_search": {}}``), or ``{name: {}}`` without them.
+    """
+    objects: list[tuple[Any, dict[str, Any]]] = []  # (group, Tool object)
     for tool in tools:
         extras = extras_of(tool, NAME)
+        if tool.provider == NAME:
+            group = extras.get("tool")
+            fields = {key: value for key, value in extras.items() if key != "tool"}
+            fields = fields or {tool.name: {}}
+            if (
+                group is not None
+                and objects
+                and objects[-1][0] == group
+                and not fields.keys() & objects[-1][1].keys()
+            ):
+                objects[-1][1].update(fields)
+            else:
+                objects.append((group, dict(fields)))
+            continue
         declaration: dict[str, Any] = {"name": tool.name}
         if tool.description is not None:
             declaration["description"] = tool.description
@@ -1954,11 +2016,11 @@ def _encode_tools(tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
             if name not in ("tool", "schema_key", "parameters_absent"):
                 declaration.setdefault(name, value)
         group = extras.get("tool", 0)
-        if groups and groups[-1][0] == group:
-            groups[-1][1].append(declaration)
+        if objects and objects[-1][0] == group:
+            objects[-1][1].setdefault("function_declarations", []).append(declaration)
         else:
-            groups.append((group, [declaration]))
-    return [{"function_declarations": declarations} for _, declarations in groups]
+            objects.append((group, {"function_declarations": [declaration]}))
+    return [tool for _, tool in objects]
 
 
 def _encode_tool_choice(choice: ToolChoice) -> dict[str, Any]:
@@ -2016,7 +2078,7 @@ def _tool_problems(tools: Sequence[ToolDefinition]) -> list[Problem]:
             f"letters, digits, '_', '.', ':' and '-' (at most 128), not {tool.name!r}",
         )
         for number, tool in enumerate(tools)
-        if not _FUNCTION_NAME.fullmatch(tool.name)
+        if tool.provider is None and not _FUNCTION_NAME.fullmatch(tool.name)
     ]
 
 
@@ -2034,6 +2096,7 @@ def _run(
         # user turn with the function responses
         problems += tool_pairing_problems(conversation.messages, adjacent=False, provider=NAME)
         problems += _turn_problems(conversation.messages)
+        problems += foreign_tool_problems(conversation.tools, resolved)
         problems += _tool_problems(conversation.tools or [])
     encoder = _Encoder(resolved, problems)
     payload = encoder.run(conversation)

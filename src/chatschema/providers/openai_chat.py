@@ -11,7 +11,9 @@ objects); ``decode_response`` reads a ``ChatCompletion``. A payload decoded and
 encoded again is the same payload, byte for byte where the API cares (tool-call
 argument strings, content forms, unknown keys). What the neutral model has no
 field for is kept under ``extras["openai_chat"]`` (see ``docs/providers/openai_chat.md``
-for every key).
+for every key). Chat Completions has no hosted tools: other formats' hosted tools
+(``ToolDefinition.provider``) go through the unsupported-content policy, and a
+message that the policy's drops leave empty is not sent.
 """
 
 from __future__ import annotations
@@ -65,14 +67,18 @@ from chatschema.errors import ConversionError, Problem
 from chatschema.providers._common import (
     EncodeOptions,
     Options,
+    application_tools,
     arguments_text,
     as_json,
     content_blocks,
     data_url,
     extras_of,
+    foreign_tool_problems,
+    is_foreign_tool,
     parse_arguments,
     parse_data_url,
     pointer,
+    sendable_tools,
     structural_error,
     to_conversation,
     tool_call_as_text,
@@ -265,14 +271,16 @@ def encode(messages: Any, **options: Unpack[EncodeOptions]) -> dict[str, Any]:
             raise structural_error(problems, NAME)
     encoder = _Encoder(opts, explicit_system_role="system_role" in options)
     result: dict[str, Any] = {"messages": encoder.messages(conversation.messages)}
-    tools = conversation.tools or []
+    given = conversation.tools or []
     if opts.native_tools:
+        tools = sendable_tools(given, opts)
         if tools:
             result["tools"] = [_encode_tool(tool) for tool in tools]
-        if conversation.tool_choice is not None:
+        if conversation.tool_choice is not None and (tools or not given):
+            # a tool choice goes only with tools, or where none were given
             result.update(_encode_tool_choice(conversation.tool_choice, tools))
-    elif tools:
-        encoder.add_tools_text(result["messages"], tools_as_text(tools))
+    elif application_tools(given):
+        encoder.add_tools_text(result["messages"], tools_as_text(given))
     return result
 
 
@@ -285,6 +293,7 @@ class _Encoder:
         self.string_mode = opts.content_format == "string"
         self.out: list[dict[str, Any]] = []
         self.tool_images: list[tuple[str, list[dict[str, Any]]]] = []
+        self.dropped = 0  # content left out by unsupported="drop" so far
 
     # -------------------------------------------------------------- messages
 
@@ -298,12 +307,16 @@ class _Encoder:
                     self.out.append(self.tool_as_user(message, index))
                 continue
             self.flush_tool_images()
+            dropped = self.dropped
             if isinstance(message, SystemMessage):
-                self.out.append(self.instructions(message, index))
+                wire = self.instructions(message, index)
             elif isinstance(message, UserMessage):
-                self.out.append(self.user(message, index))
+                wire = self.user(message, index)
             else:
-                self.out.append(self.assistant(message, index))
+                wire = self.assistant(message, index)
+            if self.dropped > dropped and _empty_message(wire):
+                continue  # drops left it empty: not sent (the API rejects it)
+            self.out.append(wire)
         self.flush_tool_images()
         return self.out
 
@@ -348,6 +361,7 @@ class _Encoder:
         else:
             parts: list[dict[str, Any]] = []
             images: list[dict[str, Any]] = []
+            dropped = self.dropped
             for position, block in enumerate(content):
                 if block.type == "image":
                     # Tool content takes text only: images move to a user message.
@@ -358,8 +372,8 @@ class _Encoder:
                 part = self.part(block, index, position, "tool")
                 if part is not None:
                     parts.append(part)
-            if images and not parts:
-                wire["content"] = ""
+            if not parts and (images or self.dropped > dropped):
+                wire["content"] = ""  # a tool message answers its call: it stays
             else:
                 wire["content"] = self.join(parts) if self.string_mode else parts
             if images:
@@ -485,6 +499,7 @@ class _Encoder:
                     self.opts.unsupported_content(
                         f"invalid tool call {position} without id", message_index=index
                     )
+                    self.dropped += 1
                     continue
                 wire = _encode_invalid_call(bad)
             else:
@@ -541,7 +556,10 @@ class _Encoder:
 
     def unsupported(self, what: str, index: int, position: int) -> dict[str, Any] | None:
         text = self.opts.unsupported_content(what, message_index=index, block_index=position)
-        return None if text is None else {"type": "text", "text": text}
+        if text is None:
+            self.dropped += 1
+            return None
+        return {"type": "text", "text": text}
 
     def part(
         self, block: ContentBlock, index: int, position: int, kind: str
@@ -593,6 +611,14 @@ class _Encoder:
             part["prompt_cache_breakpoint"] = _cache_breakpoint(block.cache_control)
         _merge(part, extras_of(block, NAME), _BLOCK_MARKERS)
         return part
+
+
+def _empty_message(wire: Mapping[str, Any]) -> bool:
+    """Whether a system, user or assistant message has nothing to say.
+
+    No content, tool calls, refusal, reasoning or audio.
+    """
+    return not wire.get("content") and all(key in ("role", "name", "content") for key in wire)
 
 
 def _what(block: ContentBlock) -> str:
@@ -828,9 +854,10 @@ def _problems(conversation: Conversation, opts: Options) -> list[Problem]:
     problems: list[Problem] = []
     messages = conversation.messages
     if opts.native_tools:
+        problems.extend(foreign_tool_problems(conversation.tools, opts))
         problems.extend(_pairing_problems(messages))
         for position, tool in enumerate(conversation.tools or []):
-            if not _valid_tool_name(tool.name):
+            if not is_foreign_tool(tool, NAME) and not _valid_tool_name(tool.name):
                 problems.append(
                     Problem(
                         f"/tools/{position}/name",

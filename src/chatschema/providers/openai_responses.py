@@ -18,6 +18,10 @@ How the formats meet (``docs/providers/openai_responses.md`` has the full table)
   one ``AssistantMessage``; ``ToolCall.index`` keeps their order when calls and
   other items interleave.
 - Tool results are ``function_call_output`` items.
+- Hosted tools (every tool type but ``function``) decode with
+  ``provider="openai_responses"``; other formats' hosted tools go through the
+  unsupported-content policy. An input message that the policy's drops leave
+  empty is not sent.
 - What the neutral model has no field for stays in ``extras["openai_responses"]``
   and comes back out on encode, so ``encode(decode_conversation(p)) == p``.
 """
@@ -72,14 +76,18 @@ from chatschema.providers import _sse
 from chatschema.providers._common import (
     EncodeOptions,
     Options,
+    application_tools,
     arguments_text,
     as_json,
     content_blocks,
     data_url,
     extras_of,
+    foreign_tool_problems,
+    is_foreign_tool,
     parse_arguments,
     parse_data_url,
     pointer,
+    sendable_tools,
     structural_error,
     to_conversation,
     tool_call_as_text,
@@ -238,6 +246,7 @@ class _Encoder:
         self.origins: list[str] = []  # pointer of the neutral thing behind each item
         self.images = 0
         self.image_bytes = 0
+        self.dropped = 0  # content left out by unsupported="drop" so far
 
     # ------------------------------------------------------------------- plumbing
 
@@ -249,7 +258,10 @@ class _Encoder:
                 Problem(where, "unsupported_content", f"{what} cannot be sent to {NAME}")
             )
             return None
-        return self.options.unsupported_content(what, message_index=index, block_index=block)
+        text = self.options.unsupported_content(what, message_index=index, block_index=block)
+        if text is None:
+            self.dropped += 1
+        return text
 
     def emit(self, item: dict[str, Any], origin: str) -> None:
         self.items.append(item)
@@ -266,11 +278,16 @@ class _Encoder:
             message = messages[start]
             if not isinstance(message, SystemMessage) or "item" in extras_of(message, NAME):
                 break
-            instructions.append(self.instruction_text(message, start))
+            dropped = self.dropped
+            text = self.instruction_text(message, start)
+            if text or self.dropped == dropped:  # (drops that leave it empty: not sent)
+                instructions.append(text)
             start += 1
         tools = conversation.tools
         if tools and not options.native_tools:
-            functions = [tool for tool in tools if "tool" not in extras_of(tool, NAME)]
+            functions = [
+                tool for tool in application_tools(tools) if "tool" not in extras_of(tool, NAME)
+            ]
             if functions:
                 instructions.append(tools_as_text(functions))
         for index in range(start, len(messages)):
@@ -289,14 +306,32 @@ class _Encoder:
         if instructions:
             payload["instructions"] = "\n".join(instructions)
         payload["input"] = self.input_value(messages, start)
-        if tools is not None and options.native_tools:
-            payload["tools"] = [_encode_tool(tool) for tool in tools]
+        sent = self.tools(tools)
+        if sent is not None and options.native_tools:
+            payload["tools"] = [_encode_tool(tool) for tool in sent]
         choice = conversation.tool_choice
-        if choice is not None and options.native_tools:
+        if choice is not None and options.native_tools and (sent or not tools):
+            # a tool choice goes only with tools, or where none were given
             payload["tool_choice"], parallel = _encode_tool_choice(choice)
             if parallel is not None:
                 payload["parallel_tool_calls"] = parallel
         return payload
+
+    def tools(self, tools: Sequence[ToolDefinition] | None) -> list[ToolDefinition] | None:
+        """The tool definitions to send, or None for no ``tools`` key.
+
+        Other formats' hosted tools go through the policy: reported in check mode,
+        raising under "error", else left out. None when every tool is left out,
+        as when none were given.
+        """
+        if tools is None or not self.options.native_tools:
+            return None
+        if self.collect:
+            self.problems.extend(foreign_tool_problems(tools, self.options))
+            sent = [tool for tool in tools if not is_foreign_tool(tool, NAME)]
+        else:
+            sent = sendable_tools(tools, self.options)
+        return sent if sent or not tools else None
 
     def input_value(self, messages: Sequence[Message], start: int) -> str | list[dict[str, Any]]:
         """The list of items; a plain string when the input was decoded from one."""
@@ -359,7 +394,10 @@ class _Encoder:
         index: int,
         fields: Mapping[str, Any],
     ) -> None:
+        dropped = self.dropped
         item: dict[str, Any] = {"role": role, "content": self.content(content, index, tool=False)}
+        if self.dropped > dropped and not item["content"]:
+            return  # drops left it empty: not sent (the API rejects empty content)
         item.update(fields)
         self.emit(item, pointer(index))
 
@@ -371,7 +409,10 @@ class _Encoder:
                 {"role": "user", "content": tool_result_as_text(message, text)}, pointer(index)
             )
             return
+        dropped = self.dropped
         output = self.content(message.content, index, tool=True)
+        if self.dropped > dropped and not output:
+            output = ""  # drops left it empty: still the output that answers the call
         item: dict[str, Any] = {
             "type": "function_call_output",
             "call_id": message.tool_call_id,
@@ -1490,11 +1531,14 @@ def _decode_tool(tool: Any, index: int) -> ToolDefinition:
     if not isinstance(tool, dict):
         raise ConversionError(f"tools[{index}] must be an object", provider=NAME)
     if tool.get("type") != "function":
-        # A hosted tool (web_search, file_search, mcp ...): kept unchanged.
+        # A hosted tool (web_search, file_search, mcp ...): kept unchanged, and
+        # marked as this format's, so that no other format sends it as a function.
         name = tool.get("name") if isinstance(tool.get("name"), str) else tool.get("type")
         if not isinstance(name, str) or not name:
             raise ConversionError(f"tools[{index}] has no `type`", provider=NAME)
-        return ToolDefinition(name=name, parameters={}, extras={NAME: {"tool": tool}})
+        return ToolDefinition(
+            name=name, parameters={}, provider=NAME, extras={NAME: {"tool": tool}}
+        )
     rest = dict(tool)
     del rest["type"]
     name = rest.pop("name", None)
