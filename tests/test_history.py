@@ -408,3 +408,17 @@ def test_a_list_counter_annotated_as_a_list_is_called_with_lists() -> None:
     history = [UserMessage(content="a"), UserMessage(content="b"), UserMessage(content="c")]
     assert trim_messages(history, max_tokens=2, token_counter=counter) == history[1:]
     assert all(isinstance(item, list) for item in seen)
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        {"role": "assistant", "content": "x", "tool_calls": 5},
+        {"role": "assistant", "content": "x", "tool_calls": [5, "y"]},
+        {"role": "assistant", "content": "x", "tool_calls": [], "invalid_tool_calls": 3},
+    ],
+)
+def test_coerce_reports_wrong_tool_call_shapes(item: dict[str, Any]) -> None:
+    with pytest.raises(chatschema.ValidationError) as raised:
+        chatschema.coerce_messages([item])
+    assert all(p.pointer.startswith("/0/") for p in raised.value.problems)

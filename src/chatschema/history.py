@@ -122,12 +122,18 @@ def _coerce_one(item: Any) -> Message:
         data["content"] = ""
     # Other producers write null for absent fields (LangChain's id, name ...).
     data = {key: value for key, value in data.items() if value is not None}
-    if data["role"] == "assistant" and data.get("tool_calls"):
+    if (
+        data["role"] == "assistant"
+        and isinstance(data.get("tool_calls"), list)
+        and isinstance(data.get("invalid_tool_calls", []), list)
+    ):
+        # Wrong shapes are left as they are: validation below reports them.
         calls: list[Any] = []
-        invalid: list[Any] = list(data.get("invalid_tool_calls") or [])
+        invalid: list[Any] = list(data.get("invalid_tool_calls", []))
         for call in data["tool_calls"]:
             converted = _tool_call(call)
-            (invalid if "error" in converted else calls).append(converted)
+            is_invalid = isinstance(converted, Mapping) and "error" in converted
+            (invalid if is_invalid else calls).append(converted)
         data["tool_calls"] = calls
         if invalid:
             data["invalid_tool_calls"] = invalid
