@@ -7,6 +7,8 @@ shows the value so far: unfinished strings as far as they go, unfinished numbers
 what arrived is already a number, keys without a value yet left out.
 
 Invalid JSON stops the parser; :meth:`value` then shows what came before the error.
+So does nesting deeper than :data:`chatschema.limits.MAX_DEPTH`: the view never holds
+more levels than a parsed document may.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+
+from chatschema import limits
 
 __all__ = ["PartialJSON"]
 
@@ -216,6 +220,11 @@ class PartialJSON:
         return position + 1
 
     def _open(self, container: dict[str, Any] | list[Any]) -> None:
+        if len(self._stack) >= limits.MAX_DEPTH:
+            # The finished arguments would be refused for their depth as well; the
+            # live view stops here, and nothing deeper is ever built.
+            self._error = f"nested deeper than {limits.MAX_DEPTH} levels"
+            return
         self._put(container)
         self._stack.append(container)
         if isinstance(container, dict):

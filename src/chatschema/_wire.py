@@ -73,6 +73,7 @@ _OPAQUE_KEYS = frozenset(
         "redacted_thinking",
     }
 )
+_OPAQUE_KEY = "signature"  # stands for any opaque key
 _SHORTENED_FIELDS = frozenset({"base64"})
 _SHOWN_CHARACTERS = 24
 
@@ -108,8 +109,14 @@ def _masked(value: Any, depth: int = 0) -> Any:
     if isinstance(value, dict):
         if value and depth >= _REPR_DEPTH:
             return _Elided("{...}")
+        # Anthropic's redacted thinking keeps its encrypted data under a plain "data"
+        opaque = "data" if value.get("type") == "redacted_thinking" else None
         return {
-            key: _shown_string(key, item) if isinstance(item, str) else _masked(item, depth + 1)
+            key: (
+                _shown_string(_OPAQUE_KEY if key == opaque else key, item)
+                if isinstance(item, str)
+                else _masked(item, depth + 1)
+            )
             for key, item in value.items()
         }
     if isinstance(value, list):

@@ -45,11 +45,26 @@ class Document:
     error: str | None = None  # the JSON could not be read
 
 
+def _print(text: str, *, file: IO[str] | None = None) -> None:
+    """Print a line of output.
+
+    Text the stream cannot encode (lone surrogates in the input's strings, a narrow
+    console encoding) is written with backslash escapes instead of failing.
+    """
+    stream = sys.stdout if file is None else file
+    try:
+        print(text, file=stream)
+    except UnicodeEncodeError:
+        encoding = getattr(stream, "encoding", None) or "utf-8"
+        print(text.encode(encoding, "backslashreplace").decode(encoding), file=stream)
+
+
 def _open(path: str) -> IO[str]:
     if path == "-":
         return sys.stdin
     try:
-        return open(path, encoding="utf-8")
+        # utf-8-sig: a byte order mark (as Windows tools write) is not part of the JSON
+        return open(path, encoding="utf-8-sig")
     except OSError as error:
         raise UsageError(f"{path}: {error.strerror or error}") from None
 
@@ -166,7 +181,17 @@ def _check(document: Document, requested: str, provider: str | None) -> list[Pro
         return [Problem(where, "provider", error.reason), *error.problems]
     except ChatSchemaError as error:
         return [Problem("", "provider", str(error))]
+    except Exception as error:  # a chatschema bug: reported, never a traceback
+        return [Problem("", "internal", _internal(error))]
     return []
+
+
+def _internal(error: Exception) -> str:
+    """An unexpected exception, as one line for a report (a bug in chatschema)."""
+    reason = str(error).splitlines()[0][:200] if str(error) else ""
+    return (
+        f"chatschema failed on this document ({type(error).__name__}: {reason}); please report it"
+    )
 
 
 class _Progress:
@@ -231,7 +256,7 @@ def validate_command(args: argparse.Namespace) -> int:
 
 def _report(form: str, document: Document, problem: Problem) -> None:
     if form == "json":
-        print(
+        _print(
             json.dumps(
                 {
                     "file": document.source,
@@ -245,7 +270,7 @@ def _report(form: str, document: Document, problem: Problem) -> None:
         )
     else:
         pointer = problem.pointer or "/"
-        print(
+        _print(
             f"{document.source}:{document.line}: {pointer}: {problem.message} [{problem.keyword}]"
         )
 
@@ -275,24 +300,28 @@ def convert_command(args: argparse.Namespace) -> int:
     for document in read_documents(args.path, None):
         count += 1
         if document.error is not None:
-            print(f"{document.source}:{document.line}: {document.error}", file=sys.stderr)
+            _print(f"{document.source}:{document.line}: {document.error}", file=sys.stderr)
             status = 1
             continue
         try:
             result = convert(document.value, source=args.source, target=args.target, **options)
         except ChatSchemaError as error:
-            print(f"{document.source}:{document.line}: {error}", file=sys.stderr)
+            _print(f"{document.source}:{document.line}: {error}", file=sys.stderr)
+            status = 1
+            continue
+        except Exception as error:  # a chatschema bug: reported, never a traceback
+            _print(f"{document.source}:{document.line}: {_internal(error)}", file=sys.stderr)
             status = 1
             continue
         if count == 1:
             first = result
             continue
         if first is not None:
-            print(json.dumps(first, ensure_ascii=False))
+            _print(json.dumps(first, ensure_ascii=False))
             first = None
-        print(json.dumps(result, ensure_ascii=False))
+        _print(json.dumps(result, ensure_ascii=False))
     if first is not None:
-        print(json.dumps(first, indent=2 if count == 1 else None, ensure_ascii=False))
+        _print(json.dumps(first, indent=2 if count == 1 else None, ensure_ascii=False))
     return status
 
 
@@ -413,7 +442,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         status: int = args.run(args)
         return status
     except UsageError as error:
-        print(f"chatschema: {error}", file=sys.stderr)
+        _print(f"chatschema: {error}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # output piped into head and closed
         return 0

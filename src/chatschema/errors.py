@@ -4,12 +4,15 @@ Everything derives from :class:`ChatSchemaError`, so one ``except`` catches all 
 Bad input never surfaces as ``KeyError``, ``TypeError`` or ``IndexError``: it is a
 :class:`ValidationError` that lists every problem with a JSON pointer, or a
 :class:`ConversionError` that names the provider, the message and the block.
+Messages quote refused values at most 24 characters deep (:func:`shorten_quotes`):
+base64 data, signatures or huge strings in the wrong place never fill an error.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 __all__ = [
     "ChatSchemaError",
@@ -21,6 +24,30 @@ __all__ = [
     "ValidationError",
     "json_pointer",
 ]
+
+
+# A quoted value (Python's repr of a string) longer than 60 characters, in a message.
+_LONG_QUOTED = re.compile(  # not a schema pattern: "pattern|match '^...'"
+    r"(?<!pattern )(?<!match )(?:'(?:[^'\\\n]|\\.){61,}'" + r'|"(?:[^"\\\n]|\\.){61,}")'
+)
+_SHOWN = 24
+
+
+def _short(match: re.Match[str]) -> str:
+    quoted = match.group()
+    inner = quoted[1:-1]
+    return f"{quoted[0]}{inner[:_SHOWN]}{quoted[0]}... ({len(inner):,} characters)"
+
+
+def shorten_quotes(text: str) -> str:
+    """A message with every quoted value longer than 60 characters cut to its first 24.
+
+    Error messages quote the values they refuse; a value can be base64 data, a
+    signature or encrypted reasoning that landed in the wrong place, or simply huge.
+    """
+    if len(text) <= 62:
+        return text
+    return _LONG_QUOTED.sub(_short, text)
 
 
 def json_pointer(path: Iterable[str | int]) -> str:
@@ -49,6 +76,12 @@ class Problem:
         return f"{self.pointer or '/'}: {self.message} [{self.keyword}]"
 
 
+def _shortened(problems: Iterable[Problem]) -> Iterable[Problem]:
+    for problem in problems:
+        message = shorten_quotes(problem.message)
+        yield problem if message is problem.message else replace(problem, message=message)
+
+
 class ChatSchemaError(Exception):
     """Base of every chatschema exception."""
 
@@ -57,7 +90,7 @@ class ValidationError(ChatSchemaError, ValueError):
     """A document does not conform to the schema; ``problems`` lists every problem."""
 
     def __init__(self, problems: Sequence[Problem], *, type_name: str = "document") -> None:
-        self.problems: tuple[Problem, ...] = tuple(problems)
+        self.problems: tuple[Problem, ...] = tuple(_shortened(problems))
         self.type_name = type_name
         count = len(self.problems)
         lines = [f"{count} problem{'s' if count != 1 else ''} in {type_name}:"]
@@ -90,11 +123,11 @@ class ConversionError(ChatSchemaError, ValueError):
         block_index: int | None = None,
         problems: Sequence[Problem] = (),
     ) -> None:
-        self.reason = reason
+        self.reason = reason = shorten_quotes(reason)
         self.provider = provider
         self.message_index = message_index
         self.block_index = block_index
-        self.problems: tuple[Problem, ...] = tuple(problems)
+        self.problems: tuple[Problem, ...] = tuple(_shortened(problems))
         where = [provider]
         if message_index is not None:
             where.append(f"message {message_index}")

@@ -27,7 +27,7 @@ from chatschema_models.usage import InputTokenDetails, OutputTokenDetails, Usage
 from chatschema._wire import MessageBase
 from chatschema.errors import OptionError, Problem, ValidationError
 from chatschema.tokens import count_tokens_approximately
-from chatschema.validation import parse
+from chatschema.validation import parse, shown
 
 __all__ = [
     "add_usage",
@@ -94,7 +94,13 @@ def _role(name: Any) -> str:
     role = _ROLE_ALIASES.get(str(name).lower()) if isinstance(name, str) else None
     if role is None:
         raise ValidationError(
-            [Problem("", "role", f"unknown role {name!r}; expected one of {sorted(_ROLE_ALIASES)}")]
+            [
+                Problem(
+                    "",
+                    "role",
+                    f"unknown role {shown(name)}; expected one of {sorted(_ROLE_ALIASES)}",
+                )
+            ]
         )
     return role
 

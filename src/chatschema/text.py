@@ -19,9 +19,25 @@ __all__ = ["content_to_str", "get_buffer_string", "pretty_print", "pretty_repr"]
 _SHOWN_DATA = 40
 
 
+def _json(value: Any) -> str:
+    """Free-form data (tool arguments) as JSON text.
+
+    Data built in code that JSON cannot hold (nested past the interpreter's limit,
+    circular) is shown as a placeholder.
+    """
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except (RecursionError, ValueError):
+        return "<not representable as JSON: nested too deeply or circular>"
+
+
 def _source(block: Any) -> str:
     url = getattr(block, "url", None)
     if url is not None:
+        if url.startswith("data:"):  # inline data, as a URL: never shown
+            head, _, payload = url.partition(",")
+            mime = head[5:].split(";")[0] or "data"
+            return f"{mime}, {len(payload) * 3 // 4} bytes inline"
         if len(url) > 80:
             return f"{url[:60]}... ({len(url)} characters)"
         return str(url)
@@ -57,7 +73,7 @@ def block_to_str(block: Any) -> str:
     if kind in ("image", "audio", "video"):
         return f"[{kind}: {_source(block)}]"
     if kind == "server_tool_call":
-        arguments = json.dumps(block.arguments or {}, ensure_ascii=False)
+        arguments = _json(block.arguments or {})
         return f"[server tool call {block.name}: {arguments}]"
     if kind == "server_tool_result":
         return f"[server tool result for {block.tool_call_id}]"
@@ -100,8 +116,7 @@ def get_buffer_string(
         text = "\n".join(content_to_str(message))
         if isinstance(message, AssistantMessage) and message.tool_calls:
             calls = "\n".join(
-                f"{call.name}({json.dumps(call.arguments, ensure_ascii=False)})"
-                for call in message.tool_calls
+                f"{call.name}({_json(call.arguments)})" for call in message.tool_calls
             )
             text = f"{text}\n{calls}" if text else calls
         if isinstance(message, ToolMessage):
@@ -140,7 +155,7 @@ def pretty_repr(message: Message) -> str:
             lines.append("Tool Calls:")
             for call in message.tool_calls:
                 lines.append(f"  {call.name} ({call.id})")
-                lines.append(f"    Args: {json.dumps(call.arguments, ensure_ascii=False)}")
+                lines.append(f"    Args: {_json(call.arguments)}")
         for invalid in message.invalid_tool_calls:
             lines.append(f"Invalid Tool Call: {invalid.name} ({invalid.id}): {invalid.error}")
     if isinstance(message, ToolMessage):

@@ -41,6 +41,46 @@ __all__ = ["TokenizerUnavailableError", "count_tokens_approximately", "tiktoken_
 _MEDIA = frozenset({"audio", "video", "file"})
 
 
+def _json_text(value: Any) -> str:
+    """Free-form data as JSON text, for counting.
+
+    Data built in code that JSON cannot hold (nested past the interpreter's limit,
+    circular) is written as a placeholder of about its size instead of failing.
+    """
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except (RecursionError, ValueError):
+        return "." * _size_without_recursion(value)
+
+
+def _json_length(value: Any) -> int:
+    """The length of :func:`_json_text` (estimated, without recursion, when needed)."""
+    try:
+        return len(json.dumps(value, ensure_ascii=False, default=str))
+    except (RecursionError, ValueError):
+        return _size_without_recursion(value)
+
+
+def _size_without_recursion(value: Any) -> int:
+    """About how many characters of JSON a value makes, counted iteratively."""
+    total, stack, seen = 0, [value], set()
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (dict, list, tuple)):
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            if isinstance(node, dict):
+                total += 2 + sum(len(str(key)) + 4 for key in node)
+                stack.extend(node.values())
+            else:
+                total += 2 + len(node)
+                stack.extend(node)
+        else:
+            total += len(str(node))
+    return total
+
+
 def _message_characters(message: Message, count_name: bool) -> tuple[int, int, int]:
     """(characters, images, other media) of one message."""
     characters = len(message.role)
@@ -68,14 +108,14 @@ def _message_characters(message: Message, count_name: bool) -> tuple[int, int, i
                 else:
                     media += 1
             elif kind == "server_tool_call":
-                characters += len(block.name) + len(json.dumps(block.arguments or {}))
+                characters += len(block.name) + _json_length(block.arguments or {})
             elif kind == "server_tool_result":
-                characters += len(json.dumps(block.output, ensure_ascii=False, default=str))
+                characters += _json_length(block.output)
             else:  # non_standard
-                characters += len(json.dumps(block.value, ensure_ascii=False, default=str))
+                characters += _json_length(block.value)
     if isinstance(message, AssistantMessage):
         for call in message.tool_calls:
-            characters += len(call.name) + len(json.dumps(call.arguments, ensure_ascii=False))
+            characters += len(call.name) + _json_length(call.arguments)
         for invalid in message.invalid_tool_calls:
             characters += len(invalid.name or "") + len(invalid.arguments or "")
     elif isinstance(message, ToolMessage):
@@ -110,7 +150,7 @@ def count_tokens_approximately(
         messages = [cast(Message, messages)]
     total = 0.0
     if tools:
-        text = sum(len(json.dumps(tool.model_dump(exclude_unset=True))) for tool in tools)
+        text = sum(_json_length(tool.model_dump(exclude_unset=True)) for tool in tools)
         total += math.ceil(text / chars_per_token)
     for message in messages:
         characters, images, media = _message_characters(message, count_name)
@@ -202,7 +242,7 @@ def tiktoken_counter(
             if isinstance(message, AssistantMessage):
                 for call in message.tool_calls:
                     texts.append(call.name)
-                    texts.append(json.dumps(call.arguments, ensure_ascii=False))
+                    texts.append(_json_text(call.arguments))
             elif isinstance(message, ToolMessage):
                 texts.append(message.tool_call_id)
             total += len(encode("\n".join(texts), disallowed_special=()))
@@ -222,11 +262,11 @@ def _block_text(block: Any) -> str:
     if kind == "text-plain":
         return str(block.text or "")
     if kind == "server_tool_call":
-        return f"{block.name} {json.dumps(block.arguments or {}, ensure_ascii=False)}"
+        return f"{block.name} {_json_text(block.arguments or {})}"
     if kind == "server_tool_result":
-        return json.dumps(block.output, ensure_ascii=False, default=str)
+        return _json_text(block.output)
     if kind == "non_standard":
-        return json.dumps(block.value, ensure_ascii=False, default=str)
+        return _json_text(block.value)
     return ""
 
 

@@ -28,6 +28,7 @@ from chatschema_models.conversation import Conversation
 from chatschema_models.message import Message
 from pydantic import BaseModel, TypeAdapter
 
+from chatschema import limits
 from chatschema._models import MODELS
 from chatschema.errors import Problem, SchemaValidationError, ValidationError, json_pointer
 
@@ -102,14 +103,54 @@ def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterat
     from jsonschema import ValidationError as JsonSchemaError
 
     if validator.is_type(instance, "string") and not _pattern_regex(pattern).search(instance):
-        yield JsonSchemaError(f"{instance!r} does not match {pattern!r}")
+        yield JsonSchemaError(f"{shown(instance)} does not match {pattern!r}")
+
+
+_NOT_UNICODE = "not a valid Unicode string (it holds a lone surrogate)"
+
+
+def _unicode(text: str) -> bool:
+    """Whether a string can be written as UTF-8 (no lone surrogates)."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _unicode_first(check: Any) -> Any:
+    """A string keyword that first refuses strings that are not Unicode.
+
+    Pydantic refuses lone surrogates in constrained strings (ids, names, URLs ...);
+    the JSON Schema path does the same, so that both paths agree.
+    """
+
+    def keyword(validator: Any, value: Any, instance: Any, schema: Any) -> Iterator[Any]:
+        from jsonschema import ValidationError as JsonSchemaError
+
+        if validator.is_type(instance, "string") and not _unicode(instance):
+            yield JsonSchemaError(_NOT_UNICODE, validator="unicode")
+            return
+        yield from check(validator, value, instance, schema)
+
+    return keyword
 
 
 @cache
 def _validator_class() -> Any:
     from jsonschema import Draft202012Validator, validators
 
-    return validators.extend(Draft202012Validator, {"pattern": _pattern})  # type: ignore[no-untyped-call]
+    keywords = Draft202012Validator.VALIDATORS
+    return validators.extend(  # type: ignore[no-untyped-call]
+        Draft202012Validator,
+        {
+            "pattern": _unicode_first(_pattern),
+            "minLength": _unicode_first(keywords["minLength"]),
+            "maxLength": _unicode_first(keywords["maxLength"]),
+        },
+    )
 
 
 @cache
@@ -126,6 +167,40 @@ def _validator(type: str) -> Draft202012Validator:
         {"$ref": _type_refs()[type]}, registry=registry
     )
     return validator
+
+
+_SHOWN_CHARACTERS = 24
+
+
+def shown(value: Any) -> str:
+    """A value as error messages show it: short, opaque data masked.
+
+    Strings longer than 60 characters are cut to their first 24 with their length
+    (base64 data, long texts); objects and arrays show at most 100 characters, with
+    signatures and encrypted content masked.
+    """
+    if isinstance(value, str):
+        if len(value) <= 60:
+            return repr(value)
+        return f"{value[:_SHOWN_CHARACTERS]!r}... ({len(value):,} characters)"
+    if isinstance(value, (dict, list)):
+        from chatschema._wire import masked_repr
+
+        text = masked_repr(value)
+        return text if len(text) <= 100 else text[:97] + "..."
+    text = repr(value)
+    return text if len(text) <= 100 else text[:97] + "..."
+
+
+def _message(error: JsonSchemaError) -> str:
+    """The message of a jsonschema error, the value it quotes shortened (:func:`shown`)."""
+    message = error.message
+    instance: Any = error.instance
+    if isinstance(instance, (str, dict, list)):
+        quoted = repr(instance)
+        if len(quoted) > 60 and quoted in message:
+            message = message.replace(quoted, shown(instance))
+    return message
 
 
 def _branch(error: JsonSchemaError) -> int:
@@ -148,7 +223,9 @@ def _schema_problems(error: JsonSchemaError) -> Iterator[Problem]:
         allowed = schema.get("properties", {})
         for name in instance:
             if name not in allowed:
-                yield Problem(json_pointer([*path, name]), keyword, f"unexpected property {name!r}")
+                yield Problem(
+                    json_pointer([*path, name]), keyword, f"unexpected property {shown(name)}"
+                )
     elif keyword == "dependentRequired":
         for trigger, needed in expected.items():
             if trigger in instance:
@@ -162,7 +239,7 @@ def _schema_problems(error: JsonSchemaError) -> Iterator[Problem]:
     elif keyword in ("oneOf", "anyOf"):
         yield from _union_problems(error, path)
     else:
-        yield Problem(here, keyword, error.message)
+        yield Problem(here, keyword, _message(error))
 
 
 def _union_problems(error: JsonSchemaError, path: list[str | int]) -> Iterator[Problem]:
@@ -191,7 +268,7 @@ def _union_problems(error: JsonSchemaError, path: list[str | int]) -> Iterator[P
             yield Problem(
                 json_pointer([*path, discriminator]),
                 "discriminator",
-                f"unknown {discriminator} {instance[discriminator]!r}",
+                f"unknown {discriminator} {shown(instance[discriminator])}",
             )
             return
         for sub in context:
@@ -225,14 +302,24 @@ def _dedupe(problems: Iterator[Problem]) -> list[Problem]:
 
 def _json_value(instance: Any) -> Any:
     if isinstance(instance, BaseModel):
-        return instance.model_dump(mode="json", exclude_unset=True)
+        return to_dict(instance)
     return instance
 
 
 def schema_problems(instance: Any, type: str = "Message") -> list[Problem]:
-    """Every problem :func:`validate` would report, as a list (empty when valid)."""
+    """Every problem :func:`validate` would report, as a list (empty when valid).
+
+    A document past a limit of :mod:`chatschema.limits` (nesting depth, message
+    count, string size) gets that one problem, as :func:`parse` reports it.
+    """
     _check_type_name(type)
-    instance = _json_value(instance)
+    beyond = limits.limit_problems(instance, type)
+    if beyond:
+        return beyond
+    try:
+        instance = _json_value(instance)
+    except ValidationError as error:
+        return list(error.problems)
     try:
         errors = list(_validator(type).iter_errors(instance))
         return _dedupe(p for error in errors for p in _schema_problems(error))
@@ -291,6 +378,7 @@ _KEYWORDS = {
     "too_short": "minItems",
     "too_long": "maxItems",
     "recursion_loop": "depth",
+    "string_unicode": "unicode",
 }
 
 
@@ -410,7 +498,7 @@ def _pydantic_problems(error: pydantic.ValidationError, data: Any, type_name: st
         elif kind in ("union_tag_invalid", "union_tag_not_found"):
             path.append(str(ctx.get("discriminator", "")).strip("'"))
             if kind == "union_tag_invalid":
-                keyword, message = "discriminator", f"unknown {path[-1]} {ctx.get('tag')!r}"
+                keyword, message = "discriminator", f"unknown {path[-1]} {shown(ctx.get('tag'))}"
             else:
                 keyword, message = "required", f"{path[-1]!r} is required"
         elif kind in ("anyOf", "dependentRequired", "tag_missing"):
@@ -423,6 +511,8 @@ def _pydantic_problems(error: pydantic.ValidationError, data: Any, type_name: st
                 message = "must be a string or an array"
         else:
             keyword = _KEYWORDS.get(kind, kind)
+            if kind == "string_unicode":
+                message = _NOT_UNICODE
         problems.append(Problem(json_pointer(path), keyword, message))
     problems.extend(walk.late_rules())
     return _dedupe(iter(problems))
@@ -437,19 +527,41 @@ def _loads_for_errors(data: Any) -> Any:
     return data
 
 
+def _too_deep_text(data: str | bytes | bytearray) -> Problem:
+    """The depth problem of JSON text the parser refused for its nesting."""
+    parsed = _loads_for_errors(data)
+    problem = None if parsed is None else limits.depth_problem(parsed)
+    return problem if problem is not None else limits.too_deep()
+
+
 def _run(adapter: TypeAdapter[_T], data: JSONInput, type_name: str) -> _T:
+    text = isinstance(data, (str, bytes, bytearray))
+    if not text:
+        # Python data: the limits first, before any work (JSON text: the parser
+        # bounds the depth, and no string can be longer than the text).
+        beyond = limits.limit_problems(data, type_name)
+        if beyond:
+            raise ValidationError(beyond, type_name=type_name)
     try:
         if isinstance(data, (str, bytes, bytearray)):
             result = adapter.validate_json(data)
         else:
             result = adapter.validate_python(data)
     except pydantic.ValidationError as error:
-        problems = _pydantic_problems(error, _loads_for_errors(data), type_name)
+        if text and _recursion_limit(error):
+            problems = [_too_deep_text(cast("str | bytes | bytearray", data))]
+        else:
+            problems = _pydantic_problems(error, _loads_for_errors(data), type_name)
         raise ValidationError(problems, type_name=type_name) from None
     except RecursionError:
-        raise ValidationError(
-            [Problem("", "depth", "the document is nested too deeply")], type_name=type_name
-        ) from None
+        raise ValidationError([limits.too_deep()], type_name=type_name) from None
+    if text:
+        size = len(cast("str | bytes | bytearray", data))
+        beyond = limits.limit_problems(
+            result, type_name, depth=False, strings=size > limits.MAX_STRING_CHARS
+        )
+        if beyond:
+            raise ValidationError(beyond, type_name=type_name)
     tag = getattr(result, "__cs_tag__", None)
     # A variant parsed on its own: its tag is required, as in the schema.
     if (
@@ -511,11 +623,44 @@ def parse_conversation(data: JSONInput) -> Conversation:
     return cast(Conversation, _run(_adapter("Conversation"), data, "Conversation"))
 
 
+def _recursion_limit(error: pydantic.ValidationError) -> bool:
+    """Whether the JSON parser refused the text for its nesting depth."""
+    return any(
+        detail["type"] == "json_invalid" and "recursion limit" in str(detail.get("ctx"))
+        for detail in error.errors(include_url=False)
+    )
+
+
+def _unserializable(model: BaseModel, error: Exception) -> ValidationError:
+    """A model built in code that cannot be written as JSON (too deep, odd values)."""
+    problem = limits.depth_problem(model)
+    if problem is None:
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        problem = Problem("", "type", f"cannot be written as JSON: {reason[:200]}")
+    return ValidationError([problem], type_name=type(model).__name__)
+
+
 def to_dict(model: BaseModel) -> dict[str, Any]:
-    """The canonical JSON form of a model: what was set, nothing added, nothing lost."""
-    return model.model_dump(mode="json", exclude_unset=True)
+    """The canonical JSON form of a model: what was set, nothing added, nothing lost.
+
+    Raises:
+        ValidationError: for a model built in code that JSON cannot hold (values
+            nested deeper than :data:`chatschema.limits.MAX_DEPTH`, non-JSON values
+            in free-form fields).
+    """
+    try:
+        return model.model_dump(mode="json", exclude_unset=True)
+    except (ValueError, RecursionError) as error:
+        raise _unserializable(model, error) from None
 
 
 def to_json(model: BaseModel) -> str:
-    """The canonical JSON text of a model (see :func:`to_dict`)."""
-    return model.model_dump_json(exclude_unset=True)
+    """The canonical JSON text of a model (see :func:`to_dict`).
+
+    Raises:
+        ValidationError: as :func:`to_dict`.
+    """
+    try:
+        return model.model_dump_json(exclude_unset=True)
+    except (ValueError, RecursionError) as error:
+        raise _unserializable(model, error) from None
