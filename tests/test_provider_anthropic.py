@@ -2330,15 +2330,6 @@ BAD: list[tuple[str, Any, int | None, int | None]] = [
     ),
     ("tool-choice-unknown", {"messages": [], "tool_choice": {"type": "sometimes"}}, None, None),
     (
-        "tool-choice-named-parallel",
-        {
-            "messages": [],
-            "tool_choice": {"type": "tool", "name": "f", "disable_parallel_tool_use": True},
-        },
-        None,
-        None,
-    ),
-    (
         "tool-choice-extra-key",
         {"messages": [], "tool_choice": {"type": "auto", "foo": 1}},
         None,
@@ -2643,3 +2634,18 @@ def test_thinking_takes_no_cache_marker() -> None:
         )
         == []
     )
+
+
+def test_named_tool_choice_carries_parallel() -> None:
+    payload = {
+        "messages": [{"role": "user", "content": "x"}],
+        "tools": [{"name": "f", "input_schema": {"type": "object"}}],
+        "tool_choice": {"type": "tool", "name": "f", "disable_parallel_tool_use": True},
+    }
+    conversation = codec.decode_conversation(payload)
+    assert to_dict(conversation)["tool_choice"] == {
+        "type": "tool",
+        "name": "f",
+        "parallel": False,
+    }
+    assert codec.encode(conversation) == payload

@@ -1946,12 +1946,8 @@ BAD_PAYLOADS: list[tuple[str, Any, int | None, int | None]] = [
         None,
     ),
     (
-        "parallel-with-named",
-        {
-            "messages": [],
-            "tool_choice": {"type": "function", "function": {"name": "f"}},
-            "parallel_tool_calls": False,
-        },
+        "parallel-with-none",
+        {"messages": [], "tool_choice": "none", "parallel_tool_calls": False},
         None,
         None,
     ),
@@ -2103,3 +2099,19 @@ def test_odd_values_anywhere_raise_only_chatschema_errors(document: dict[str, An
                     oc.encode(conversation, check=False, unsupported="drop", reasoning_content=True)
             except chatschema.ChatSchemaError:
                 pass
+
+
+def test_named_tool_choice_carries_parallel() -> None:
+    payload = {
+        "messages": [{"role": "user", "content": "x"}],
+        "tools": [{"type": "function", "function": {"name": "f", "parameters": {}}}],
+        "tool_choice": {"type": "function", "function": {"name": "f"}},
+        "parallel_tool_calls": False,
+    }
+    conversation = oc.decode_conversation(payload)
+    assert chatschema.to_dict(conversation)["tool_choice"] == {
+        "type": "tool",
+        "name": "f",
+        "parallel": False,
+    }
+    assert oc.encode(conversation) == payload

@@ -894,8 +894,7 @@ def test_basic_encoding_is_exactly_this() -> None:
                 "strict": False,
             }
         ],
-        "tool_choice": "auto",
-        "parallel_tool_calls": False,
+        "parallel_tool_calls": False,  # "auto" with the flag: the flag alone says it
     }
 
 
@@ -978,17 +977,25 @@ def test_several_leading_system_messages_join_into_instructions() -> None:
 def test_parallel_tool_calls_without_tool_choice_decodes_to_auto() -> None:
     conversation = R.decode_conversation({"input": "x", "parallel_tool_calls": False})
     assert to_dict(conversation)["tool_choice"] == {"type": "auto", "parallel": False}
-    assert R.encode(conversation) == {
+    assert R.encode(conversation) == {"input": "x", "parallel_tool_calls": False}
+
+
+def test_named_tool_choice_carries_parallel() -> None:
+    payload = {
         "input": "x",
-        "tool_choice": "auto",
+        "tools": [{"type": "function", "name": "f", "parameters": {}, "strict": False}],
+        "tool_choice": {"type": "function", "name": "f"},
         "parallel_tool_calls": False,
     }
+    conversation = R.decode_conversation(payload)
+    assert to_dict(conversation)["tool_choice"] == {"type": "tool", "name": "f", "parallel": False}
+    assert R.encode(conversation) == payload
 
 
 def test_id_less_assistant_text_uses_the_easy_form() -> None:
     reply = AssistantMessage(
         content=[
-            TextBlock(text="one", annotations=[Citation(url="https://e.com", title="E")]),
+            TextBlock(text="one"),
             RefusalBlock(text="no"),
             TextBlock(text="two", id="msg_9"),
             TextBlock(text="three", id="msg_9"),
@@ -1796,7 +1803,7 @@ BAD_CONVERSATIONS: list[tuple[Any, int | None, int | None]] = [
     (
         {
             "input": [],
-            "tool_choice": {"type": "function", "name": "f"},
+            "tool_choice": "none",
             "parallel_tool_calls": False,
         },
         None,
@@ -1963,11 +1970,10 @@ def test_tool_choice_round_trips() -> None:
         assert to_dict(R.decode_conversation(encoded))["tool_choice"] == choice
 
 
-def test_parallel_next_to_none_is_not_kept() -> None:
-    conversation = R.decode_conversation(
-        {"input": "x", "tool_choice": "none", "parallel_tool_calls": True}
-    )
-    assert to_dict(conversation)["tool_choice"] == {"type": "none"}
+def test_parallel_next_to_none_is_refused() -> None:
+    """NoneToolChoice has no ``parallel``: refused rather than dropped (as Chat does)."""
+    with pytest.raises(ConversionError, match="parallel_tool_calls"):
+        R.decode_conversation({"input": "x", "tool_choice": "none", "parallel_tool_calls": True})
 
 
 def test_encode_is_linear_in_history_length() -> None:

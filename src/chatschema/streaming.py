@@ -209,6 +209,8 @@ class _Call:
                 arguments = json.loads(raw)
             except ValueError as exc:
                 error = f"arguments are not valid JSON: {exc}"
+            except RecursionError:
+                error = "arguments are nested too deeply to read as JSON"
             else:
                 if not isinstance(arguments, dict):
                     error = f"arguments must be a JSON object, not {type(arguments).__name__}"

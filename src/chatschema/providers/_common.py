@@ -13,11 +13,12 @@ these pieces:
 
 from __future__ import annotations
 
+import functools
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, Literal, TypedDict, cast, get_args
+from typing import Any, Literal, ParamSpec, TypedDict, TypeVar, cast, get_args
 
 from chatschema_models.content import ContentBlock, TextBlock
 from chatschema_models.conversation import Conversation
@@ -25,6 +26,7 @@ from chatschema_models.message import AssistantMessage, Message, ToolMessage
 from chatschema_models.tool import ToolCall, ToolDefinition
 from pydantic import BaseModel
 
+from chatschema import limits
 from chatschema.errors import ConversionError, OptionError, Problem, UnsupportedContentError
 from chatschema.validation import parse
 
@@ -39,7 +41,10 @@ __all__ = [
     "as_json",
     "content_blocks",
     "data_url",
+    "decoder",
+    "depth_error",
     "extras_of",
+    "guarded",
     "foreign_tool_problems",
     "is_foreign_tool",
     "joined_text",
@@ -207,7 +212,95 @@ def as_json(payload: Any) -> Any:
             return json.loads(payload)
         except ValueError as error:
             raise ConversionError(f"not valid JSON: {error}", provider="input") from None
+        except RecursionError:
+            raise _too_deep("input") from None
     return payload
+
+
+# ------------------------------------------------------------------ resource limits
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def depth_error(payload: Any, provider: str, *, where: str = "input") -> ConversionError | None:
+    """The error for a payload nested deeper than :data:`chatschema.limits.MAX_DEPTH`.
+
+    None when the payload is within the limit. The problem's pointer names the
+    first value past it.
+    """
+    problem = limits.depth_problem(payload)
+    if problem is None:
+        return None
+    return ConversionError(f"{where} {problem.message}", provider=provider, problems=[problem])
+
+
+def _too_deep(provider: str) -> ConversionError:
+    problem = limits.too_deep()
+    return ConversionError(
+        f"input nested too deeply to convert: {problem.message}", provider=provider
+    )
+
+
+def _loads(text: str | bytes | bytearray, provider: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError as error:
+        raise ConversionError(f"not valid JSON: {error}", provider=provider) from None
+    except RecursionError:
+        raise _too_deep(provider) from None
+
+
+def decoder(provider: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
+    """Guard a codec's ``decode_*`` verb (payload first) against runaway nesting.
+
+    A payload nested deeper than :data:`chatschema.limits.MAX_DEPTH` is refused with
+    a :class:`ConversionError` naming where, before any work: every value the decoder
+    then reads is shallow enough to walk, copy and serialize without recursion
+    trouble. The walk costs about 5% of decoding. A payload given as JSON text is
+    parsed here.
+    """
+
+    def decorate(function: Callable[_P, _R]) -> Callable[_P, _R]:
+        @functools.wraps(function)
+        def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+            if args:
+                payload = args[0]
+                if isinstance(payload, (str, bytes, bytearray)):
+                    payload = _loads(payload, provider)
+                    args = (payload, *args[1:])  # type: ignore[assignment]
+                error = depth_error(payload, provider)
+                if error is not None:
+                    raise error
+            try:
+                return function(*args, **kwargs)
+            except RecursionError:  # a string of JSON inside, nested past the limit
+                raise _too_deep(provider) from None
+
+        return wrapper
+
+    return decorate
+
+
+def guarded(provider: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
+    """Guard ``encode`` / ``check`` against models nested past what can be walked.
+
+    Models built in code (a ``NonStandardBlock`` value, tool arguments) can nest
+    deeper than the interpreter recurses: they raise :class:`ConversionError`,
+    never ``RecursionError``.
+    """
+
+    def decorate(function: Callable[_P, _R]) -> Callable[_P, _R]:
+        @functools.wraps(function)
+        def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+            try:
+                return function(*args, **kwargs)
+            except RecursionError:
+                raise _too_deep(provider) from None
+
+        return wrapper
+
+    return decorate
 
 
 def pointer(message_index: int, *rest: str | int) -> str:
@@ -294,6 +387,8 @@ def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
         value = json.loads(raw)
     except ValueError as error:
         return None, f"arguments are not valid JSON: {error}"
+    except RecursionError:
+        return None, "arguments are nested too deeply to read as JSON"
     if not isinstance(value, dict):
         return None, f"arguments must be a JSON object, not {type(value).__name__}"
     return value, None

@@ -13,6 +13,7 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from chatschema import limits
 from chatschema.errors import ConversionError
 
 __all__ = ["events", "iter_sse"]
@@ -47,18 +48,24 @@ def iter_sse(body: Iterable[bytes | str], *, provider: str) -> Iterator[Any]:
                 raise ConversionError(
                     f"stream event is not JSON: {error}: {text[:80]!r}", provider=provider
                 ) from None
+            except RecursionError:
+                raise ConversionError(
+                    f"stream event nested too deeply to read: {text[:80]!r}", provider=provider
+                ) from None
             if event_name and isinstance(payload, dict) and "type" not in payload:
                 payload["type"] = event_name
             yield payload
         event_name = None
 
+    def decode(piece: bytes | str, final: bool = False) -> str:
+        try:
+            return piece if isinstance(piece, str) else decoder.decode(piece, final)
+        except UnicodeDecodeError as error:
+            raise ConversionError(f"stream is not UTF-8: {error}", provider=provider) from None
+
     try:
         for piece in body:
-            try:
-                text = piece if isinstance(piece, str) else decoder.decode(piece)
-            except UnicodeDecodeError as error:
-                raise ConversionError(f"stream is not UTF-8: {error}", provider=provider) from None
-            buffer += text
+            buffer += decode(piece)
             *lines, buffer = buffer.replace("\r\n", "\n").replace("\r", "\n").split("\n")
             for line in lines:
                 if line == "":
@@ -72,7 +79,7 @@ def iter_sse(body: Iterable[bytes | str], *, provider: str) -> Iterator[Any]:
                         data.append(value)
                     elif name == "event":
                         event_name = value
-        buffer += decoder.decode(b"", final=True)
+        buffer += decode(b"", final=True)
         if buffer.startswith("data:"):
             data.append(buffer[5:].lstrip(" "))
         yield from dispatch()
@@ -89,17 +96,35 @@ def events(stream: Iterable[Any], *, provider: str) -> Iterator[Any]:
 
     A stream of ``bytes`` (or of strings holding ``data:`` lines) is parsed with
     :func:`iter_sse`; anything else (dicts, SDK objects) passes through.
+
+    Raises:
+        ConversionError: for an event nested deeper than
+            :data:`chatschema.limits.MAX_DEPTH` (its pointer starts with the
+            event's position), or a body that is not UTF-8 / JSON.
     """
     iterator = iter(stream)
     for first in iterator:
         if isinstance(first, (bytes, bytearray)) or (
             isinstance(first, str) and first.lstrip().startswith(("data:", "event:", ":"))
         ):
-            yield from iter_sse(_prepend(first, iterator), provider=provider)
+            parsed = iter_sse(_prepend(first, iterator), provider=provider)
         else:
-            yield first
-            yield from iterator
+            parsed = _prepend(first, iterator)
+        for position, event in enumerate(parsed):
+            _check_depth(event, position, provider)
+            yield event
         return
+
+
+def _check_depth(event: Any, position: int, provider: str) -> None:
+    problem = limits.depth_problem(event)
+    if problem is not None:
+        where = f"/{position}{problem.pointer}"
+        raise ConversionError(
+            f"stream event {position} {problem.message}",
+            provider=provider,
+            problems=[type(problem)(where, problem.keyword, problem.message)],
+        )
 
 
 def _prepend(first: Any, rest: Iterator[Any]) -> Iterator[Any]:

@@ -86,8 +86,10 @@ from chatschema.providers._common import (
     Options,
     application_tools,
     content_blocks,
+    decoder,
     extras_of,
     foreign_tool_problems,
+    guarded,
     is_foreign_tool,
     joined_text,
     parse_data_url,
@@ -171,6 +173,19 @@ _TITLE_KEYS: Final = {
     "web_search_result_location": "title",
     "search_result_location": "title",
 }
+# What a citation of each kind needs besides its text and title (kept in extras).
+_CITATION_KEYS: Final = {
+    "char_location": ("document_index", "start_char_index", "end_char_index"),
+    "page_location": ("document_index", "start_page_number", "end_page_number"),
+    "content_block_location": ("document_index", "start_block_index", "end_block_index"),
+    "web_search_result_location": ("encrypted_index",),
+    "search_result_location": (
+        "search_result_index",
+        "source",
+        "start_block_index",
+        "end_block_index",
+    ),
+}
 _CACHE_TTLS: Final = frozenset({"5m", "1h"})
 _ID = re.compile(r"[A-Za-z0-9_-]+")
 _ID_BAD = re.compile(r"[^A-Za-z0-9_-]")
@@ -218,7 +233,8 @@ def _non_standard(raw: dict[str, Any], mi: int | None, bi: int | None) -> NonSta
     it back while it refuses other formats' non-standard blocks.
     """
     fields: dict[str, Any] = {"value": raw}
-    if raw.get("type") not in _BLOCK_TYPES:
+    kind = raw.get("type")
+    if not (isinstance(kind, str) and kind in _BLOCK_TYPES):
         fields["extras"] = {NAME: {}}
     return _build(NonStandardBlock, fields, mi, bi)
 
@@ -731,18 +747,16 @@ def _tool_choice(raw: Any) -> ToolChoice:
     if kind == "none":
         return NoneToolChoice()
     if kind == "tool" and isinstance(raw.get("name"), str):
-        if disable is not None:
-            _fail(
-                "tool_choice {type: tool} with disable_parallel_tool_use cannot be carried: "
-                "the neutral NamedToolChoice has no `parallel`"
-            )
         try:
-            return NamedToolChoice(name=raw["name"])
+            if disable is None:
+                return NamedToolChoice(name=raw["name"])
+            return NamedToolChoice(name=raw["name"], parallel=not disable)
         except pydantic.ValidationError as error:
             _fail(f"tool_choice: {error.errors()[0]['msg']}")
     _fail(f"unknown tool_choice {raw!r}")
 
 
+@decoder(NAME)
 def decode_conversation(payload: Any) -> Conversation:
     """Read an Anthropic request history into a neutral conversation.
 
@@ -782,6 +796,7 @@ def decode_conversation(payload: Any) -> Conversation:
     return _build(Conversation, fields)
 
 
+@decoder(NAME)
 def decode_messages(payload: Any) -> list[Message]:
     """The messages of :func:`decode_conversation` (system prompt first)."""
     return decode_conversation(payload).messages
@@ -875,6 +890,7 @@ def _response_fields(
             metadata[key] = _plain_deep(value)
 
 
+@decoder(NAME)
 def decode_response(payload: Any) -> AssistantMessage:
     """Read a Messages API response (``anthropic.types.Message`` or its JSON).
 
@@ -1130,6 +1146,8 @@ class _Stream:
                     raw = {**raw, "input": json.loads(text)}
                 except ValueError as error:
                     _stream_fail(f"{raw['type']} input is not valid JSON: {error}", position)
+                except RecursionError:
+                    _stream_fail(f"{raw['type']} input is nested too deeply to read", position)
             block = _assistant_block(raw, 0, position, index_call=True)
             assert not isinstance(block, (ToolCall, InvalidToolCall))
             yield _chunk({"content": [block.model_copy(update={"index": position})]})
@@ -1350,7 +1368,7 @@ class _Encoder:
 
     def non_standard(self, block: NonStandardBlock, mi: int, bi: int) -> dict[str, Any] | None:
         kind = block.value.get("type")
-        ours = kind in _BLOCK_TYPES or (isinstance(kind, str) and NAME in (block.extras or {}))
+        ours = isinstance(kind, str) and (kind in _BLOCK_TYPES or NAME in (block.extras or {}))
         if self.string or not ours:
             return self.unsupported(f"non-standard block {kind!r}", mi, bi)
         wire = dict(block.value)
@@ -1484,7 +1502,11 @@ class _Encoder:
             wire["is_error"] = False
         cache = self.options.prompt_cache
         for key, value in extras.items():
-            if key not in wire and key != "is_error" and (cache or key != "cache_control"):
+            if (
+                key not in wire
+                and key not in ("is_error", "new_message")  # read above / a turn marker
+                and (cache or key != "cache_control")
+            ):
                 wire[key] = value
         return [wire]
 
@@ -1742,12 +1764,18 @@ def _interleave(
 
 
 def _citation_wire(annotation: Citation | NonStandardAnnotation) -> dict[str, Any] | None:
-    """An Anthropic citation back on the wire; other annotations are left out."""
+    """An Anthropic citation back on the wire; other annotations are left out.
+
+    A citation whose Anthropic data lacks what its kind needs (edited by hand) is
+    not one the API produced: left out like other formats' citations.
+    """
     if not isinstance(annotation, Citation):
         return None
     extras = extras_of(annotation, NAME)
     kind = extras.get("type")
     if not isinstance(kind, str):
+        return None
+    if not all(key in extras for key in _CITATION_KEYS.get(kind, ())):
         return None
     wire = dict(extras)
     if annotation.cited_text is not None:
@@ -1761,16 +1789,19 @@ def _citation_wire(annotation: Citation | NonStandardAnnotation) -> dict[str, An
 
 
 def _tool_choice_wire(choice: ToolChoice) -> dict[str, Any]:
-    if isinstance(choice, NamedToolChoice):
-        return {"type": "tool", "name": choice.name}
     if isinstance(choice, NoneToolChoice):
         return {"type": "none"}
-    wire: dict[str, Any] = {"type": "any" if isinstance(choice, RequiredToolChoice) else "auto"}
+    wire: dict[str, Any]
+    if isinstance(choice, NamedToolChoice):
+        wire = {"type": "tool", "name": choice.name}
+    else:
+        wire = {"type": "any" if isinstance(choice, RequiredToolChoice) else "auto"}
     if choice.parallel is not None:
         wire["disable_parallel_tool_use"] = not choice.parallel
     return wire
 
 
+@guarded(NAME)
 def encode(messages: Any, **options: Unpack[EncodeOptions]) -> dict[str, Any]:
     """Encode a conversation as the message part of a Messages API request.
 
@@ -1918,7 +1949,7 @@ class _Checker:
             if isinstance(value, CacheControl)
             else (value.get("ttl") if isinstance(value, dict) else None)
         )
-        if ttl is not None and ttl not in _CACHE_TTLS:
+        if ttl is not None and not (isinstance(ttl, str) and ttl in _CACHE_TTLS):
             self.problems.append(
                 Problem(where, "cache_ttl", f"cache ttl {ttl!r}: Anthropic takes '5m' or '1h'")
             )
@@ -2060,6 +2091,7 @@ def _problems(conversation: Conversation, options: Options) -> list[Problem]:
     return problems
 
 
+@guarded(NAME)
 def check(messages: Any, **options: Unpack[EncodeOptions]) -> list[Problem]:
     """Every structural problem that would make the Messages API refuse the request.
 

@@ -92,6 +92,7 @@ from chatschema.providers._common import (
     Options,
     application_tools,
     content_blocks,
+    decoder,
     extras_of,
     foreign_tool_problems,
     is_foreign_tool,
@@ -106,6 +107,7 @@ from chatschema.providers._common import (
     tool_result_as_text,
     tools_as_text,
 )
+from chatschema.validation import shown
 
 __all__ = [
     "NAME",
@@ -243,11 +245,12 @@ def _guarded(function: Callable[_P, _R]) -> Callable[_P, _R]:
     return wrapper
 
 
-def _invalid(error: PydanticValidationError) -> ConversionError:
-    first = error.errors()[0]
+def _invalid(error: PydanticValidationError, content: int | None = None) -> ConversionError:
+    first = error.errors(include_url=False, include_input=False)[0]
     return ConversionError(
         f"invalid data: {first['msg']} at {'/'.join(str(p) for p in first['loc'])}",
         provider=NAME,
+        message_index=content,
     )
 
 
@@ -452,18 +455,24 @@ class _Decoder:
 
     def contents(self, contents: list[Any]) -> None:
         for index, content in enumerate(contents):
-            if isinstance(content, str):
-                self.messages.append(UserMessage(content=content))
-                continue
-            content = _as_content(_object(content, "a content", index))
-            role = content.get("role", "user")
-            parts = _list(content.get("parts", []), "parts", index)
-            if role == "model":
-                self.messages.append(AssistantMessage(**self.model_turn(parts, index, str(index))))
-            elif role in ("user", "function"):
-                self.user_turn(parts, index, None if role == "user" else role)
-            else:
-                raise _error(f"unknown role {role!r} (Gemini has 'user' and 'model')", index)
+            try:
+                self.content(content, index)
+            except PydanticValidationError as error:  # a value the neutral model refuses
+                raise _invalid(error, index) from None
+
+    def content(self, content: Any, index: int) -> None:
+        if isinstance(content, str):
+            self.messages.append(UserMessage(content=content))
+            return
+        content = _as_content(_object(content, "a content", index))
+        role = content.get("role", "user")
+        parts = _list(content.get("parts", []), "parts", index)
+        if role == "model":
+            self.messages.append(AssistantMessage(**self.model_turn(parts, index, str(index))))
+        elif role in ("user", "function"):
+            self.user_turn(parts, index, None if role == "user" else role)
+        else:
+            raise _error(f"unknown role {shown(role)} (Gemini has 'user' and 'model')", index)
 
     def model_turn(
         self, parts: list[Any], index: int, scope: _Scope | str, *, positions: bool = False
@@ -610,7 +619,11 @@ class _Decoder:
             fields["content"] = [TextBlock(text=text), *media] if text else media
         else:
             fields["content"] = text
-        rest = {k: v for k, v in response.items() if k not in ("name", "id", "response", "parts")}
+        rest = {
+            k: v
+            for k, v in response.items()
+            if k not in ("name", "id", "response", "parts") or (k == "parts" and v == [])
+        }
         if rest:
             extras["function_response"] = rest
         if meta:
@@ -913,6 +926,7 @@ def _tool_choice(value: Any) -> tuple[ToolChoice | None, bool]:
 _REQUEST_KEYS: Final = frozenset({"contents", "system_instruction", "tools", "tool_config"})
 
 
+@decoder(NAME)
 @_guarded
 def decode_conversation(payload: Any) -> Conversation:
     """A Gemini request (what :func:`encode` returns) as a neutral conversation.
@@ -977,6 +991,7 @@ def decode_conversation(payload: Any) -> Conversation:
     return Conversation(**fields)
 
 
+@decoder(NAME)
 def decode_messages(payload: Any) -> list[Message]:
     """The messages of a Gemini request (see :func:`decode_conversation`).
 
@@ -1115,6 +1130,7 @@ def _scoped(scope: _Scope | str, position: int) -> str:
     return scope if isinstance(scope, str) else scope.text(position)
 
 
+@decoder(NAME)
 @_guarded
 def decode_response(payload: Any) -> AssistantMessage:
     """A ``GenerateContentResponse`` as the assistant message it carries.

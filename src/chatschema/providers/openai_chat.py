@@ -72,8 +72,10 @@ from chatschema.providers._common import (
     as_json,
     content_blocks,
     data_url,
+    decoder,
     extras_of,
     foreign_tool_problems,
+    guarded,
     is_foreign_tool,
     parse_arguments,
     parse_data_url,
@@ -240,6 +242,7 @@ def _message_index(problem: Problem) -> int | None:
 # ============================================================================ encode
 
 
+@guarded(NAME)
 def encode(messages: Any, **options: Unpack[EncodeOptions]) -> dict[str, Any]:
     """Encode a conversation as Chat Completions request arguments.
 
@@ -472,7 +475,9 @@ class _Encoder:
 
     def shape(self, recorded: Any, default: Shape, parts: list[dict[str, Any]]) -> Shape:
         """The wire form of an assistant's content."""
-        shape: Shape = recorded if recorded in _SHAPES else default
+        shape = (
+            cast(Shape, recorded) if isinstance(recorded, str) and recorded in _SHAPES else default
+        )
         fmt = self.opts.content_format
         if fmt == "string" and shape == "list":
             shape = "string"
@@ -824,14 +829,21 @@ def _encode_tool_choice(choice: ToolChoice, tools: Sequence[ToolDefinition]) -> 
         if choice.parallel is not None:
             result["parallel_tool_calls"] = choice.parallel
         return result
-    if any(tool.name == choice.name and _is_custom(tool) for tool in tools):
-        return {"tool_choice": {"type": "custom", "custom": {"name": choice.name}}}
-    return {"tool_choice": {"type": "function", "function": {"name": choice.name}}}
+    kind = (
+        "custom"
+        if any(tool.name == choice.name and _is_custom(tool) for tool in tools)
+        else "function"
+    )
+    result = {"tool_choice": {"type": kind, kind: {"name": choice.name}}}
+    if choice.parallel is not None:
+        result["parallel_tool_calls"] = choice.parallel
+    return result
 
 
 # ============================================================================ check
 
 
+@guarded(NAME)
 def check(messages: Any, **options: Unpack[EncodeOptions]) -> list[Problem]:
     """Every structural problem that would make Chat Completions reject the messages.
 
@@ -941,6 +953,7 @@ def _pairing_problems(messages: Sequence[Message]) -> list[Problem]:
 # ============================================================================ decode
 
 
+@decoder(NAME)
 def decode_conversation(payload: Any) -> Conversation:
     """Decode Chat Completions request data into a Conversation.
 
@@ -982,6 +995,7 @@ def decode_conversation(payload: Any) -> Conversation:
     return _build(Conversation, fields, None)
 
 
+@decoder(NAME)
 def decode_messages(payload: Any) -> list[Message]:
     """The messages of :func:`decode_conversation` (same input, same errors)."""
     return decode_conversation(payload).messages
@@ -1238,7 +1252,8 @@ def _cache_fields(part: Mapping[str, Any], fields: dict[str, Any], extras: dict[
         isinstance(value, dict)
         and value.get("mode") == "explicit"
         and set(value) <= {"mode", "ttl"}
-        and value.get("ttl", "30m") in _CACHE_TTLS
+        and isinstance(ttl := value.get("ttl", "30m"), str)
+        and ttl in _CACHE_TTLS
     ):
         cache: dict[str, Any] = {"type": "ephemeral"}
         if "ttl" in value:
@@ -1416,15 +1431,16 @@ def _decode_tool_choice(raw: Any, parallel: Any) -> ToolChoice | None:
         name = inner.get("name") if isinstance(inner, dict) else None
         if not isinstance(name, str) or not name:
             _fail(f"tool_choice names no tool: {raw!r}")
-        choice = NamedToolChoice(name=name)
+        named = NamedToolChoice(name=name)
+        return named if parallel is None else NamedToolChoice(name=name, parallel=parallel)
     elif isinstance(raw, dict) and raw.get("type") == "allowed_tools":
         _fail("tool_choice 'allowed_tools' has no neutral equivalent")
     else:
         _fail(f"unknown tool_choice {raw!r}")
     if parallel is not None:
         _fail(
-            f"parallel_tool_calls with tool_choice {choice.type!r} has no neutral "
-            "equivalent (the neutral model carries it on auto and required only)"
+            "parallel_tool_calls with tool_choice 'none' has no neutral equivalent "
+            "(no tool may be called)"
         )
     return choice
 
@@ -1432,6 +1448,7 @@ def _decode_tool_choice(raw: Any, parallel: Any) -> ToolChoice | None:
 # ============================================================================ response
 
 
+@decoder(NAME)
 def decode_response(payload: Any) -> AssistantMessage:
     """Decode a ``ChatCompletion`` (REST JSON or the SDK object) into an AssistantMessage.
 
@@ -1821,6 +1838,8 @@ class _Stream:
                 raw = json.loads(raw)
             except ValueError as bad:
                 _fail(f"stream event is not JSON: {bad}")
+            except RecursionError:
+                _fail("stream event nested too deeply to read")
         data = _json(raw)
         if not isinstance(data, dict):
             _fail(f"a stream event must be an object, not {_describe(data)}")

@@ -81,8 +81,10 @@ from chatschema.providers._common import (
     as_json,
     content_blocks,
     data_url,
+    decoder,
     extras_of,
     foreign_tool_problems,
+    guarded,
     is_foreign_tool,
     parse_arguments,
     parse_data_url,
@@ -164,6 +166,7 @@ _REQUEST_ECHO: Final = frozenset(
 # =============================================================================== encode
 
 
+@guarded(NAME)
 def encode(messages: Any, **options: Unpack[EncodeOptions]) -> dict[str, Any]:
     """Neutral messages (or a Conversation) to ``client.responses.create`` arguments.
 
@@ -194,6 +197,7 @@ def encode(messages: Any, **options: Unpack[EncodeOptions]) -> dict[str, Any]:
     return payload
 
 
+@guarded(NAME)
 def check(messages: Any, **options: Unpack[EncodeOptions]) -> list[Problem]:
     """Every problem that would make ``encode`` fail or the Responses API reject the input.
 
@@ -312,7 +316,11 @@ class _Encoder:
         choice = conversation.tool_choice
         if choice is not None and options.native_tools and (sent or not tools):
             # a tool choice goes only with tools, or where none were given
-            payload["tool_choice"], parallel = _encode_tool_choice(choice)
+            wire, parallel = _encode_tool_choice(choice)
+            # "auto" is the API's default: with `parallel`, the flag alone says it
+            # (the common request shape, and what decoding reads it as).
+            if wire != "auto" or parallel is None:
+                payload["tool_choice"] = wire
             if parallel is not None:
                 payload["parallel_tool_calls"] = parallel
         return payload
@@ -565,6 +573,42 @@ class _Encoder:
                 assert not isinstance(entry, (ToolCall, InvalidToolCall))
                 self.output_block(entry, index, position, where)
 
+    def annotations(
+        self, annotations: Sequence[Any] | None, index: int, position: int
+    ) -> list[dict[str, Any]]:
+        """A text's annotations as ``output_text`` takes them.
+
+        A ``url_citation`` needs url, title and character range: a citation without
+        them goes to the unsupported-content policy (the range is not invented).
+        """
+        out: list[dict[str, Any]] = []
+        for annotation in annotations or ():
+            if isinstance(annotation, NonStandardAnnotation):
+                out.append(copy.deepcopy(annotation.value))
+            elif (
+                annotation.url is not None
+                and annotation.title is not None
+                and annotation.start_index is not None
+                and annotation.end_index is not None
+            ):
+                out.append(
+                    {
+                        "type": "url_citation",
+                        "start_index": annotation.start_index,
+                        "end_index": annotation.end_index,
+                        "title": annotation.title,
+                        "url": annotation.url,
+                    }
+                )
+            else:
+                missing = [
+                    name
+                    for name in ("url", "title", "start_index", "end_index")
+                    if getattr(annotation, name) is None
+                ]
+                self.unsupported(f"citation without {', '.join(missing)}", index, position)
+        return out
+
     def output_part(
         self,
         block: TextBlock | RefusalBlock,
@@ -577,7 +621,9 @@ class _Encoder:
         extras = extras_of(block, NAME)
         header = extras.get("item")
         if block.id is None:
-            # No item id: the easy form, a plain string.
+            # No item id: the easy form, a plain string (it has no annotations).
+            if isinstance(block, TextBlock) and block.annotations:
+                self.unsupported("annotations on text without an item id", index, position)
             item: dict[str, Any] = {"role": "assistant", "content": block.text}
             if isinstance(header, dict):
                 item.update(header)
@@ -588,7 +634,7 @@ class _Encoder:
             part = {
                 "type": "output_text",
                 "text": block.text,
-                "annotations": _encode_annotations(block.annotations),
+                "annotations": self.annotations(block.annotations, index, position),
             }
         else:
             part = {"type": "refusal", "refusal": block.text}
@@ -792,29 +838,6 @@ def _joined(parts: list[Any]) -> str | None:
     return None if texts is None or not texts else "\n".join(texts)
 
 
-def _encode_annotations(annotations: Sequence[Any] | None) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for annotation in annotations or ():
-        if isinstance(annotation, NonStandardAnnotation):
-            out.append(copy.deepcopy(annotation.value))
-        elif (
-            annotation.url is not None
-            and annotation.title is not None
-            and annotation.start_index is not None
-            and annotation.end_index is not None
-        ):
-            out.append(
-                {
-                    "type": "url_citation",
-                    "start_index": annotation.start_index,
-                    "end_index": annotation.end_index,
-                    "title": annotation.title,
-                    "url": annotation.url,
-                }
-            )
-    return out
-
-
 def _encode_tool(tool: ToolDefinition) -> dict[str, Any]:
     extras = extras_of(tool, NAME)
     hosted = extras.get("tool")
@@ -833,7 +856,7 @@ def _encode_tool(tool: ToolDefinition) -> dict[str, Any]:
 
 def _encode_tool_choice(choice: ToolChoice) -> tuple[Any, bool | None]:
     if isinstance(choice, NamedToolChoice):
-        return {"type": "function", "name": choice.name}, None
+        return {"type": "function", "name": choice.name}, choice.parallel
     if isinstance(choice, NoneToolChoice):
         return "none", None
     return choice.type, choice.parallel
@@ -842,6 +865,7 @@ def _encode_tool_choice(choice: ToolChoice) -> tuple[Any, bool | None]:
 # =============================================================================== decode
 
 
+@decoder(NAME)
 def decode_conversation(payload: Any) -> Conversation:
     """A Responses request (what ``encode`` returns) to a neutral Conversation.
 
@@ -911,11 +935,13 @@ def decode_conversation(payload: Any) -> Conversation:
     return Conversation(**fields)
 
 
+@decoder(NAME)
 def decode_messages(payload: Any) -> list[Message]:
     """The messages of :func:`decode_conversation`."""
     return decode_conversation(payload).messages
 
 
+@decoder(NAME)
 def decode_response(payload: Any) -> AssistantMessage:
     """A Responses ``Response`` (REST JSON or SDK object) to one AssistantMessage.
 
@@ -1574,17 +1600,16 @@ def _decode_tool_choice(choice: Any, parallel: Any) -> ToolChoice | None:
         return AutoToolChoice(**extra)
     if choice == "required":
         return RequiredToolChoice(**extra)
-    if choice == "none":
-        return NoneToolChoice()  # parallel_tool_calls means nothing when no tool may be called
+    if choice == "none" and parallel is None:
+        return NoneToolChoice()
     if (
         isinstance(choice, dict)
         and choice.get("type") == "function"
         and set(choice) == {"type", "name"}
         and isinstance(choice["name"], str)
         and choice["name"]
-        and parallel is None
     ):
-        return NamedToolChoice(name=choice["name"])
+        return NamedToolChoice(name=choice["name"], **extra)
     raise ConversionError(
         f"tool_choice {choice!r}"
         + (f" with parallel_tool_calls={parallel}" if parallel is not None else "")
