@@ -4,13 +4,14 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: help generate check-generated lint typecheck test demo bench bench-quick clean
+.PHONY: help generate check-generated lint typecheck test demo bench bench-quick fuzz clean
 
 help:
 	@echo "make generate         regenerate generated/ from schemas/"
 	@echo "make demo             generate, then show the SDK at work (the main job)"
 	@echo "make test             drift check, ruff, mypy --strict, pytest"
 	@echo "make bench            speed beside langchain-core and openhands-sdk -> BENCHMARKS.md"
+	@echo "make fuzz             the long fuzzing pass (FUZZ_EXAMPLES per property, new seeds)"
 	@echo "make check-generated  fail when generated/ is stale or hand-edited, or schemas/"
 	@echo "                      break compatibility with the last released snapshot"
 
@@ -51,6 +52,16 @@ bench: $(STAMP)
 
 bench-quick: $(STAMP)
 	$(PY) bench/run.py --quick
+
+# The fuzz and round-trip properties with FUZZ_EXAMPLES random examples each (CI runs
+# fixed, smaller budgets); calls per entry point are written to fuzz-report.json.
+FUZZ_EXAMPLES ?= 5000
+fuzz: $(STAMP)
+	rm -f fuzz-report.json
+	CHATSCHEMA_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) CHATSCHEMA_FUZZ_REPORT=fuzz-report.json \
+		$(PY) -m pytest -q -p no:cacheprovider tests/test_fuzz.py \
+		tests/test_roundtrip_properties.py tests/test_secrets.py
+	@cat fuzz-report.json
 
 demo: generate
 	$(PY) -m chatschema.demo

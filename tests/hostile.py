@@ -1,0 +1,935 @@
+"""Shared pieces of the robustness suites: seeds, mutations, budgets, error checks.
+
+Used by ``test_fuzz.py``, ``test_roundtrip_properties.py``, ``test_limits.py``,
+``test_secrets.py`` and ``test_no_silent_loss.py``.
+
+- **Seeds** are valid documents of every kind: the neutral conformance fixtures
+  (``schemas/fixtures/valid/**``), provider requests (every neutral conversation
+  fixture encoded by each codec, plus hand-written and recorded payloads), provider
+  responses and stream event sequences (``tests/payloads/**`` and hand-written ones).
+- **Mutations** (:func:`mutated`, :func:`mutated_stream`) drop, retype, duplicate,
+  reorder and truncate values, swap type tags, nest values deeply and make them large.
+- **Budgets**: :func:`fuzz_settings` gives each property its CI number of examples;
+  ``CHATSCHEMA_FUZZ_EXAMPLES=N`` runs every fuzz property with ``N`` examples instead
+  (``make fuzz``), with a fresh random seed.
+- **Checks**: :func:`call` runs an entry point and lets only chatschema's own
+  exceptions out, each checked to say where the problem is; :data:`CALLS` counts the
+  calls per entry point (``CHATSCHEMA_FUZZ_REPORT=path`` writes them as JSON).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+
+from chatschema.errors import ChatSchemaError, ConversionError, OptionError, ValidationError
+from chatschema.providers import PROVIDERS, get_codec
+
+ROOT = Path(__file__).resolve().parent.parent
+PAYLOADS = ROOT / "tests" / "payloads"
+FIXTURES = ROOT / "schemas" / "fixtures"
+BUNDLE: dict[str, Any] = json.loads(
+    (ROOT / "generated" / "chatschema.schema.json").read_text(encoding="utf-8")
+)
+
+# ------------------------------------------------------------------------ budgets
+
+FUZZ_EXAMPLES = int(os.environ.get("CHATSCHEMA_FUZZ_EXAMPLES", "0") or 0)
+"""Examples per fuzz property for a long run (0: the CI budgets written in the tests)."""
+
+
+def examples(ci: int) -> int:
+    """The number of examples for a property: its CI budget, or the long-run number."""
+    return FUZZ_EXAMPLES or ci
+
+
+def fuzz_settings(ci: int) -> settings:
+    """Hypothesis settings for a fuzz property with a CI budget of ``ci`` examples.
+
+    CI runs are derandomized (the same examples every run: no flaky failures); a long
+    run (``CHATSCHEMA_FUZZ_EXAMPLES``) draws new ones every time.
+    """
+    return settings(
+        max_examples=examples(ci),
+        deadline=None,
+        derandomize=not FUZZ_EXAMPLES,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
+
+
+CALLS: Counter[str] = Counter()
+"""Calls made per entry point in this process (reported in docs/robustness.md)."""
+
+
+def write_report() -> None:
+    """Write :data:`CALLS` to the file named by ``CHATSCHEMA_FUZZ_REPORT``, if set."""
+    path = os.environ.get("CHATSCHEMA_FUZZ_REPORT")
+    if path:
+        previous: dict[str, int] = {}
+        if os.path.exists(path):
+            previous = json.loads(Path(path).read_text(encoding="utf-8"))
+        merged = Counter(previous)
+        merged.update(CALLS)
+        Path(path).write_text(json.dumps(dict(sorted(merged.items())), indent=1), "utf-8")
+        CALLS.clear()
+
+
+# --------------------------------------------------------------------- the checks
+
+
+class Escaped(AssertionError):
+    """An entry point let out something other than a located chatschema error."""
+
+
+def check_error(error: BaseException, *, provider: str | None = None) -> None:
+    """Assert that ``error`` is a chatschema error that says where the problem is.
+
+    - ``ValidationError``: at least one problem; each with a JSON pointer (``""``
+      for the whole document, else starting with ``/``), a keyword and a message.
+    - ``ConversionError``: a reason, the provider (``provider`` when given), and
+      message / block indexes that are non-negative integers when present.
+    - ``OptionError``: a message.
+    """
+    if not isinstance(error, ChatSchemaError):
+        raise Escaped(f"{type(error).__name__} escaped: {error!r}"[:2000]) from error
+    text = str(error)
+    assert text.strip(), f"{type(error).__name__} without a message"
+    if isinstance(error, ValidationError):
+        assert error.problems, "a ValidationError without problems"
+        for problem in error.problems:
+            assert problem.pointer == "" or problem.pointer.startswith("/"), problem
+            assert problem.keyword and problem.message.strip(), problem
+    elif isinstance(error, ConversionError):
+        assert error.reason.strip(), "a ConversionError without a reason"
+        assert error.provider in (*PROVIDERS, "input"), error.provider
+        if provider is not None:
+            assert error.provider in (provider, "input"), (error.provider, provider)
+        for index in (error.message_index, error.block_index):
+            assert index is None or (type(index) is int and index >= 0), error
+    else:
+        assert isinstance(error, OptionError), f"unexpected {type(error).__name__}: {error}"
+
+
+def call(
+    name: str, function: Callable[..., Any], *args: Any, provider: str | None = None, **kw: Any
+) -> tuple[bool, Any]:
+    """Run one entry point on hostile input.
+
+    Returns:
+        ``(True, result)`` when it succeeded, ``(False, error)`` when it raised a
+        chatschema error (checked with :func:`check_error`).
+
+    Raises:
+        Escaped: for any other exception (``RecursionError``, ``KeyError`` ...).
+    """
+    CALLS[name] += 1
+    try:
+        return True, function(*args, **kw)
+    except Exception as error:
+        check_error(error, provider=provider)
+        return False, error
+
+
+def drain(iterator: Any) -> list[Any]:
+    """All items of a (lazy) iterator, as a list."""
+    return list(iterator)
+
+
+# -------------------------------------------------------------------------- seeds
+
+
+def _load(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def neutral_seeds() -> list[tuple[str, Any]]:
+    """``(type name, document)`` for every valid conformance fixture."""
+    return [
+        (path.parent.name, _load(path)) for path in sorted((FIXTURES / "valid").glob("*/*.json"))
+    ]
+
+
+NEUTRAL = neutral_seeds()
+MESSAGE_TYPES = ("Message", "SystemMessage", "UserMessage", "AssistantMessage", "ToolMessage")
+
+
+def conversation_seeds() -> list[dict[str, Any]]:
+    """Every valid conversation fixture, and every message fixture as a conversation."""
+    out = []
+    for type_name, document in NEUTRAL:
+        if type_name == "Conversation":
+            out.append(document)
+        elif type_name in MESSAGE_TYPES:
+            out.append({"messages": [document]})
+    return out
+
+
+CONVERSATIONS = conversation_seeds()
+
+PNG = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGBgAAAABQABh6FO1AAAAABJRU5E"
+    "rkJggg=="
+)
+# Valid base64, as every provider's signatures are (Gemini's are bytes on the SDK side).
+SIGNATURE = (
+    "EqQBCmNoYXRzY2hlbWEtdGVzdC1zaWduYXR1cmUtY2hhdHNjaGVtYS10ZXN0LXNpZ25hdHVyZS0A"
+    "AQIDBAUGBwgJCgsMDQ4PEBESEw=="
+)
+ENCRYPTED = "gAAAAABo-ENCRYPTED-REASONING-" + "Zm9vYmFy" * 8
+
+
+def _handwritten_requests() -> dict[str, list[Any]]:
+    weather = {
+        "type": "object",
+        "properties": {"city": {"type": "string"}},
+        "required": ["city"],
+    }
+    return {
+        "openai_chat": [
+            {
+                "messages": [
+                    {"role": "system", "content": "Be brief."},
+                    {
+                        "role": "user",
+                        "content": [
+                            {"type": "text", "text": "What is this?"},
+                            {
+                                "type": "image_url",
+                                "image_url": {
+                                    "url": f"data:image/png;base64,{PNG}",
+                                    "detail": "low",
+                                },
+                            },
+                        ],
+                    },
+                    {
+                        "role": "assistant",
+                        "content": None,
+                        "tool_calls": [
+                            {
+                                "id": "call_1",
+                                "type": "function",
+                                "function": {"name": "get_weather", "arguments": '{"city":"Oslo"}'},
+                            }
+                        ],
+                    },
+                    {"role": "tool", "tool_call_id": "call_1", "content": "-3C"},
+                    {"role": "assistant", "content": "Cold.", "refusal": None},
+                ],
+                "tools": [
+                    {
+                        "type": "function",
+                        "function": {"name": "get_weather", "parameters": weather},
+                    }
+                ],
+                "tool_choice": "auto",
+            }
+        ],
+        "openai_responses": [
+            {
+                "instructions": "Be brief.",
+                "input": [
+                    {"role": "user", "content": [{"type": "input_text", "text": "Weather?"}]},
+                    {
+                        "type": "reasoning",
+                        "id": "rs_1",
+                        "summary": [{"type": "summary_text", "text": "Need a tool."}],
+                        "encrypted_content": ENCRYPTED,
+                    },
+                    {
+                        "type": "function_call",
+                        "id": "fc_1",
+                        "call_id": "call_1",
+                        "name": "get_weather",
+                        "arguments": '{"city":"Oslo"}',
+                    },
+                    {"type": "function_call_output", "call_id": "call_1", "output": "-3C"},
+                    {
+                        "type": "message",
+                        "id": "msg_1",
+                        "role": "assistant",
+                        "status": "completed",
+                        "content": [{"type": "output_text", "text": "Cold.", "annotations": []}],
+                    },
+                ],
+                "tools": [
+                    {
+                        "type": "function",
+                        "name": "get_weather",
+                        "parameters": weather,
+                        "strict": False,
+                    }
+                ],
+                "tool_choice": "auto",
+            },
+            {"input": "Hello"},
+        ],
+        "anthropic": [
+            {
+                "system": "Be brief.",
+                "messages": [
+                    {
+                        "role": "user",
+                        "content": [
+                            {"type": "text", "text": "Look:"},
+                            {
+                                "type": "image",
+                                "source": {
+                                    "type": "base64",
+                                    "media_type": "image/png",
+                                    "data": PNG,
+                                },
+                            },
+                        ],
+                    },
+                    {
+                        "role": "assistant",
+                        "content": [
+                            {"type": "thinking", "thinking": "A tool.", "signature": SIGNATURE},
+                            {"type": "redacted_thinking", "data": ENCRYPTED},
+                            {
+                                "type": "tool_use",
+                                "id": "toolu_1",
+                                "name": "get_weather",
+                                "input": {"city": "Oslo"},
+                            },
+                        ],
+                    },
+                    {
+                        "role": "user",
+                        "content": [
+                            {"type": "tool_result", "tool_use_id": "toolu_1", "content": "-3C"},
+                            {
+                                "type": "text",
+                                "text": "And now?",
+                                "cache_control": {"type": "ephemeral"},
+                            },
+                        ],
+                    },
+                ],
+                "tools": [{"name": "get_weather", "input_schema": weather}],
+                "tool_choice": {"type": "auto"},
+            }
+        ],
+        "gemini": [
+            _load(PAYLOADS / "gemini" / "history_agent_camel.json"),
+            {
+                "system_instruction": {"parts": [{"text": "Be brief."}]},
+                "contents": [
+                    {
+                        "role": "user",
+                        "parts": [
+                            {"text": "Look:"},
+                            {"inline_data": {"mime_type": "image/png", "data": PNG}},
+                        ],
+                    },
+                    {
+                        "role": "model",
+                        "parts": [
+                            {"text": "Thinking", "thought": True},
+                            {
+                                "function_call": {"name": "get_weather", "args": {"city": "Oslo"}},
+                                "thought_signature": SIGNATURE,
+                            },
+                        ],
+                    },
+                    {
+                        "role": "user",
+                        "parts": [
+                            {
+                                "function_response": {
+                                    "name": "get_weather",
+                                    "response": {"output": "-3C"},
+                                }
+                            }
+                        ],
+                    },
+                ],
+            },
+        ],
+    }
+
+
+def request_seeds(provider: str) -> list[Any]:
+    """Valid request payloads of ``provider``: hand-written, recorded, and every neutral
+    conversation fixture encoded (as the codec tests do, ``unsupported="placeholder"``)."""
+    codec = get_codec(provider)
+    seeds = list(_handwritten_requests()[provider])
+    for conversation in CONVERSATIONS:
+        try:
+            seeds.append(codec.encode(conversation, check=False, unsupported="placeholder"))
+        except ChatSchemaError:
+            continue
+    unique: dict[str, Any] = {}
+    for seed in seeds:
+        unique.setdefault(json.dumps(seed, sort_keys=True), seed)
+    return list(unique.values())
+
+
+def _openai_chat_responses() -> list[Any]:
+    usage = {
+        "prompt_tokens": 20,
+        "completion_tokens": 10,
+        "total_tokens": 30,
+        "prompt_tokens_details": {"cached_tokens": 4, "audio_tokens": 0},
+        "completion_tokens_details": {"reasoning_tokens": 2, "audio_tokens": 0},
+    }
+    text = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 1757993400,
+        "model": "gpt-4.1",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "logprobs": None,
+                "message": {
+                    "role": "assistant",
+                    "content": "Hello!",
+                    "refusal": None,
+                    "annotations": [
+                        {
+                            "type": "url_citation",
+                            "url_citation": {
+                                "start_index": 0,
+                                "end_index": 5,
+                                "title": "t",
+                                "url": "https://example.com",
+                            },
+                        }
+                    ],
+                },
+            }
+        ],
+        "usage": usage,
+        "system_fingerprint": "fp_1",
+    }
+    tools = copy.deepcopy(text)
+    tools["choices"][0]["finish_reason"] = "tool_calls"
+    tools["choices"][0]["message"] = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": "call_1",
+                "type": "function",
+                "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'},
+            },
+            {"id": "call_2", "type": "function", "function": {"name": "f", "arguments": "{oops"}},
+        ],
+    }
+    recorded = [
+        _load(path)["response"]
+        for path in sorted((PAYLOADS / "openai_chat").glob("stream_*.json"))
+        if "response" in _load(path)
+    ]
+    return [text, tools, *recorded]
+
+
+OPENAI_RESPONSE = {
+    "id": "resp_1",
+    "object": "response",
+    "created_at": 1757993400,
+    "status": "completed",
+    "model": "gpt-5",
+    "output": [
+        {
+            "type": "reasoning",
+            "id": "rs_1",
+            "summary": [{"type": "summary_text", "text": "Look it up."}],
+            "encrypted_content": ENCRYPTED,
+        },
+        {
+            "type": "message",
+            "id": "msg_1",
+            "role": "assistant",
+            "status": "completed",
+            "content": [
+                {
+                    "type": "output_text",
+                    "text": "Checking the weather.",
+                    "annotations": [
+                        {
+                            "type": "url_citation",
+                            "start_index": 0,
+                            "end_index": 8,
+                            "title": "Weather",
+                            "url": "https://example.com/w",
+                        }
+                    ],
+                }
+            ],
+        },
+        {
+            "type": "function_call",
+            "id": "fc_1",
+            "call_id": "call_1",
+            "name": "get_weather",
+            "arguments": '{"city":"Oslo"}',
+            "status": "completed",
+        },
+    ],
+    "usage": {
+        "input_tokens": 30,
+        "input_tokens_details": {"cached_tokens": 10},
+        "output_tokens": 20,
+        "output_tokens_details": {"reasoning_tokens": 8},
+        "total_tokens": 50,
+    },
+    "parallel_tool_calls": True,
+    "tool_choice": "auto",
+    "tools": [],
+}
+
+
+def openai_responses_stream() -> list[dict[str, Any]]:
+    """The events ``client.responses.create(stream=True)`` sends for OPENAI_RESPONSE."""
+    response = OPENAI_RESPONSE
+    started = {**response, "status": "in_progress", "output": [], "usage": None}
+    rs, msg, fc = (copy.deepcopy(item) for item in response["output"])
+    events: list[dict[str, Any]] = [
+        {"type": "response.created", "response": started},
+        {"type": "response.in_progress", "response": started},
+        {
+            "type": "response.output_item.added",
+            "output_index": 0,
+            "item": {"type": "reasoning", "id": "rs_1", "summary": []},
+        },
+        {
+            "type": "response.reasoning_summary_part.added",
+            "item_id": "rs_1",
+            "output_index": 0,
+            "summary_index": 0,
+            "part": {"type": "summary_text", "text": ""},
+        },
+        {
+            "type": "response.reasoning_summary_text.delta",
+            "item_id": "rs_1",
+            "output_index": 0,
+            "summary_index": 0,
+            "delta": "Look it up.",
+        },
+        {
+            "type": "response.reasoning_summary_part.done",
+            "item_id": "rs_1",
+            "output_index": 0,
+            "summary_index": 0,
+            "part": {"type": "summary_text", "text": "Look it up."},
+        },
+        {"type": "response.output_item.done", "output_index": 0, "item": rs},
+        {
+            "type": "response.output_item.added",
+            "output_index": 1,
+            "item": {
+                "type": "message",
+                "id": "msg_1",
+                "role": "assistant",
+                "status": "in_progress",
+                "content": [],
+            },
+        },
+        {
+            "type": "response.content_part.added",
+            "item_id": "msg_1",
+            "output_index": 1,
+            "content_index": 0,
+            "part": {"type": "output_text", "text": "", "annotations": []},
+        },
+    ]
+    for piece in ("Checking ", "the ", "weather."):
+        events.append(
+            {
+                "type": "response.output_text.delta",
+                "item_id": "msg_1",
+                "output_index": 1,
+                "content_index": 0,
+                "delta": piece,
+            }
+        )
+    part = msg["content"][0]
+    events += [
+        {
+            "type": "response.output_text.annotation.added",
+            "item_id": "msg_1",
+            "output_index": 1,
+            "content_index": 0,
+            "annotation_index": 0,
+            "annotation": part["annotations"][0],
+        },
+        {
+            "type": "response.output_text.done",
+            "item_id": "msg_1",
+            "output_index": 1,
+            "content_index": 0,
+            "text": part["text"],
+        },
+        {
+            "type": "response.content_part.done",
+            "item_id": "msg_1",
+            "output_index": 1,
+            "content_index": 0,
+            "part": part,
+        },
+        {"type": "response.output_item.done", "output_index": 1, "item": msg},
+        {
+            "type": "response.output_item.added",
+            "output_index": 2,
+            "item": {**fc, "arguments": "", "status": "in_progress"},
+        },
+    ]
+    for piece in ('{"ci', 'ty":"Os', 'lo"}'):
+        events.append(
+            {
+                "type": "response.function_call_arguments.delta",
+                "item_id": "fc_1",
+                "output_index": 2,
+                "delta": piece,
+            }
+        )
+    events += [
+        {
+            "type": "response.function_call_arguments.done",
+            "item_id": "fc_1",
+            "output_index": 2,
+            "arguments": fc["arguments"],
+        },
+        {"type": "response.output_item.done", "output_index": 2, "item": fc},
+        {"type": "response.completed", "response": copy.deepcopy(response)},
+    ]
+    for number, event in enumerate(events):
+        event["sequence_number"] = number
+    return events
+
+
+def response_seeds(provider: str) -> list[Any]:
+    """Valid responses (``decode_response`` input) of ``provider``."""
+    if provider == "openai_chat":
+        return _openai_chat_responses()
+    if provider == "openai_responses":
+        web = copy.deepcopy(OPENAI_RESPONSE)
+        web["output"].insert(
+            0,
+            {
+                "type": "web_search_call",
+                "id": "ws_1",
+                "status": "completed",
+                "action": {"type": "search", "query": "weather"},
+            },
+        )
+        refusal = copy.deepcopy(OPENAI_RESPONSE)
+        refusal["output"] = [
+            {
+                "type": "message",
+                "id": "msg_r",
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "refusal", "refusal": "No."}],
+            }
+        ]
+        return [copy.deepcopy(OPENAI_RESPONSE), web, refusal]
+    if provider == "anthropic":
+        return [
+            _load(path)["response"] for path in sorted((PAYLOADS / "anthropic").glob("stream_*"))
+        ]
+    return [_load(path) for path in sorted((PAYLOADS / "gemini").glob("response_*.json"))]
+
+
+def stream_seeds(provider: str) -> list[tuple[list[Any], Any]]:
+    """``(events, final response or None)`` of recorded and hand-written streams."""
+    if provider == "openai_responses":
+        return [(openai_responses_stream(), copy.deepcopy(OPENAI_RESPONSE))]
+    folder = PAYLOADS / provider
+    out: list[tuple[list[Any], Any]] = []
+    for path in sorted(folder.glob("stream_*.json")):
+        data = _load(path)
+        if isinstance(data, list):
+            out.append((data, None))
+        else:
+            out.append((data["events"], data.get("response")))
+    return out
+
+
+def has_stream(provider: str) -> bool:
+    """Whether the codec has ``decode_stream`` yet (others are adding it)."""
+    return callable(getattr(get_codec(provider), "decode_stream", None))
+
+
+# ---------------------------------------------------------------------- mutations
+
+ODD_VALUES: list[Any] = [
+    None,
+    0,
+    -1,
+    1.5,
+    2**70,
+    True,
+    False,
+    "",
+    "x",
+    " ",
+    "\ud800",  # a lone surrogate: a valid Python string that is not UTF-8
+    "\x00",
+    [],
+    {},
+    [None],
+    {"type": None},
+    {"type": "x"},
+    {"role": "x"},
+    float("nan"),
+    float("inf"),
+]
+
+
+def paths(value: Any, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    """Every path into a JSON value (the root too), depth first."""
+    yield prefix
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from paths(item, (*prefix, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from paths(item, (*prefix, index))
+
+
+def get(value: Any, path: Sequence[Any]) -> Any:
+    """The value at ``path``."""
+    for part in path:
+        value = value[part]
+    return value
+
+
+def tags(documents: Sequence[Any]) -> list[str]:
+    """Every ``type`` and ``role`` value in some documents (for swapping tags)."""
+    found: set[str] = set()
+    for document in documents:  # a stream's events count as one document
+        for path in paths(document):
+            node = get(document, path)
+            if isinstance(node, dict):
+                for key in ("type", "role"):
+                    if isinstance(node.get(key), str):
+                        found.add(node[key])
+    return sorted(found)
+
+
+_TAGS: dict[int, tuple[Any, list[str]]] = {}
+
+
+def _tags_of(documents: Sequence[Any]) -> list[str]:
+    """:func:`tags`, computed once per set of seeds (the same sequence object)."""
+    cached = _TAGS.get(id(documents))
+    if cached is None or cached[0] is not documents:
+        cached = _TAGS[id(documents)] = (documents, tags(documents))
+    return cached[1]
+
+
+def nested(levels: int, leaf: Any, kind: str) -> Any:
+    """``leaf`` wrapped in ``levels`` lists or objects."""
+    for _ in range(levels):
+        leaf = [leaf] if kind == "list" else {"a": leaf}
+    return leaf
+
+
+OPERATIONS = (
+    "drop",
+    "retype",
+    "retag",
+    "duplicate",
+    "reorder",
+    "truncate",
+    "nest",
+    "enlarge",
+    "unknown_key",
+)
+
+
+NEST_LEVELS = (3, 50, 199, 201, 260)
+"""How deep the ``nest`` mutation wraps a value: around the limit and past it. (Far past
+it - thousands of levels - three codecs' decoders still hit ``RecursionError``: see the
+strict xfails in ``test_limits.py``.)"""
+
+ENLARGE_SIZES = (1_000, 50_000, 300_000) if not FUZZ_EXAMPLES else (1_000, 100_000, 3_000_000)
+"""How many characters (or list items / 100) the ``enlarge`` mutation makes a value."""
+
+
+@st.composite
+def mutation(
+    draw: st.DrawFn,
+    document: Any,
+    tag_values: Sequence[str],
+    nest_levels: Sequence[int] = NEST_LEVELS,
+    log: list[tuple[str, tuple[Any, ...]]] | None = None,
+    big: bool = True,
+) -> Any:
+    """One mutation of (a copy of) ``document`` (appended to ``log`` as ``(operation, path)``).
+
+    A ``nest`` mutation must be the last one: the nested document is too deep to copy
+    or walk with recursive code (``is_deep`` tells).
+    """
+    document = copy.deepcopy(document)
+    where = list(paths(document))
+    path = where[draw(st.integers(0, len(where) - 1))]
+    operation = draw(
+        st.sampled_from(
+            [op for op in OPERATIONS if (op != "nest" or nest_levels) and (op != "enlarge" or big)]
+        )
+    )
+    if log is not None:
+        log.append((operation, path))
+    node = get(document, path)
+    parent = get(document, path[:-1]) if path else None
+
+    def replace(value: Any) -> Any:
+        if not path:
+            return value
+        parent[path[-1]] = value
+        return document
+
+    if operation == "drop":
+        if isinstance(parent, dict):
+            del parent[path[-1]]
+            return document
+        if isinstance(parent, list):
+            del parent[path[-1]]
+            return document
+        return replace(None)
+    if operation == "retype":
+        return replace(copy.deepcopy(draw(st.sampled_from(ODD_VALUES))))
+    if operation == "retag":
+        if isinstance(node, dict) and tag_values:
+            key = "role" if "role" in node and "type" not in node else "type"
+            node[key] = draw(st.sampled_from(list(tag_values)))
+            return document
+        return replace(draw(st.sampled_from(list(tag_values) or ["x"])))
+    if operation == "duplicate":
+        if isinstance(node, list) and node:
+            position = draw(st.integers(0, len(node) - 1))
+            node.insert(position, copy.deepcopy(node[position]))
+            return document
+        if isinstance(parent, list):
+            parent.insert(path[-1], copy.deepcopy(node))
+            return document
+        if isinstance(node, dict) and node:
+            key = draw(st.sampled_from(sorted(node, key=str)))
+            node[f"{key}_"] = copy.deepcopy(node[key])
+            return document
+        return replace([node, node])
+    if operation == "reorder":
+        if isinstance(node, (list, dict)) and len(node) > 1:
+            items = list(node.items()) if isinstance(node, dict) else list(node)
+            if len(items) <= 12:
+                items = draw(st.permutations(items))
+            else:  # large (enlarged) containers: a rotation
+                shift = draw(st.integers(1, len(items) - 1))
+                items = items[shift:] + items[:shift]
+            if isinstance(node, dict):
+                node.clear()
+                node.update(items)
+            else:
+                node[:] = items
+        return document
+    if operation == "truncate":
+        if isinstance(node, (str, list)) and node:
+            return replace(node[: draw(st.integers(0, len(node) - 1))])
+        if isinstance(node, dict) and node:
+            keep = draw(st.integers(0, len(node) - 1))
+            return replace(dict(list(node.items())[:keep]))
+        return document
+    if operation == "nest":
+        levels = draw(st.sampled_from(list(nest_levels)))
+        return Deep(replace(nested(levels, node, draw(st.sampled_from(["list", "dict"])))))
+    if operation == "enlarge":
+        size = draw(st.sampled_from(ENLARGE_SIZES))
+        if isinstance(node, str):
+            return replace((node or "x") * (size // max(len(node), 1) + 1))
+        if isinstance(node, list):
+            return replace(node * min(size // 100, 2_000) if node else [None] * 2_000)
+        return replace("y" * size)
+    # unknown_key
+    if isinstance(node, dict):
+        node[draw(st.sampled_from(["zzz", "extras", "index", "id", "__proto__"]))] = copy.deepcopy(
+            draw(st.sampled_from(ODD_VALUES))
+        )
+        return document
+    return replace({"unexpected": node})
+
+
+class Deep:
+    """A mutated document that was nested deeply (the last mutation it gets)."""
+
+    __slots__ = ("document",)
+
+    def __init__(self, document: Any) -> None:
+        self.document = document
+
+    def __repr__(self) -> str:  # hypothesis prints failing examples
+        return "<a deeply nested document>"
+
+
+@st.composite
+def mutated(
+    draw: st.DrawFn,
+    seeds: Sequence[Any],
+    max_mutations: int = 3,
+    nest_levels: Sequence[int] = NEST_LEVELS,
+    big: bool = True,
+) -> Any:
+    """A seed with one to ``max_mutations`` mutations (``nest`` and ``enlarge`` end them).
+
+    Returns the document, or a :class:`Deep` holding it when it was nested deeply.
+    """
+    document = draw(st.sampled_from(list(seeds)))
+    tag_values = _tags_of(seeds)
+    log: list[tuple[str, tuple[Any, ...]]] = []
+    for _ in range(draw(st.integers(1, max_mutations))):
+        document = draw(mutation(document, tag_values, nest_levels, log, big))
+        if log[-1][0] in ("nest", "enlarge"):  # the last: too big to copy and walk again
+            break
+    return document
+
+
+def unwrap(value: Any) -> Any:
+    """The document of a :func:`mutated` draw."""
+    return value.document if isinstance(value, Deep) else value
+
+
+@st.composite
+def mutated_stream(draw: st.DrawFn, streams: Sequence[Sequence[Any]]) -> Any:
+    """An event sequence with events dropped, duplicated, reordered, cut or mutated.
+
+    Returns the events, or a :class:`Deep` holding them (see :func:`mutated`).
+    """
+    events = [copy.deepcopy(event) for event in draw(st.sampled_from(list(streams)))]
+    tag_values = _tags_of(streams)
+    for _ in range(draw(st.integers(1, 3))):
+        operation = draw(st.sampled_from(["drop", "duplicate", "reorder", "cut", "event"]))
+        if not events:
+            break
+        position = draw(st.integers(0, len(events) - 1))
+        if operation == "drop":
+            del events[position]
+        elif operation == "duplicate":
+            events.insert(position, copy.deepcopy(events[position]))
+        elif operation == "reorder":
+            other = draw(st.integers(0, len(events) - 1))
+            events[position], events[other] = events[other], events[position]
+        elif operation == "cut":
+            events = events[:position]
+        else:
+            log: list[tuple[str, tuple[Any, ...]]] = []
+            changed = draw(mutation(events[position], tag_values, log=log))
+            events[position] = unwrap(changed)
+            if isinstance(changed, Deep):
+                return Deep(events)
+            if log[-1][0] == "enlarge":
+                return events
+    return events
