@@ -31,6 +31,7 @@ from chatschema import (
     NonStandardBlock,
     ToolCall,
     ToolCallChunk,
+    ToolMessage,
     UserMessage,
     ValidationError,
     limits,
@@ -115,10 +116,16 @@ def test_models_built_in_code_past_the_limit() -> None:
     assert problems_of(chatschema.to_dict, message)[0][1] == "depth"
     assert problems_of(chatschema.to_json, message)[0][1] == "depth"
     assert problems_of(chatschema.validate, message, "AssistantMessage")[0][1] == "depth"
-    # encoding a list of models checks them first, naming where
+    result = ToolMessage(tool_call_id="c", content="r")
+    # encoding: a ConversionError naming where (models are not walked beforehand: limits
+    # apply to what is read, and re-encoding a history must stay cheap)
+    # or the request, where the codec does not need to serialize the arguments
     for provider in PROVIDERS:
-        problem = problems_of(get_codec(provider).encode, [UserMessage(content="q"), message])
-        assert problem[0][1] == "depth", provider
+        try:
+            get_codec(provider).encode([UserMessage(content="q"), message, result])
+        except chatschema.ConversionError as error:
+            [problem] = error.problems
+            assert problem.keyword == "depth" and problem.pointer.startswith("/1/"), provider
 
 
 def test_circular_data_built_in_code() -> None:

@@ -126,8 +126,11 @@ def _items(node: Any) -> Any:
     return None
 
 
-def _within(value: Any, depth_limit: int, string_limit: int) -> bool:
-    """Whether ``value`` is within both limits: the fast pass, without paths."""
+def _within(value: Any, depth_limit: int, string_limit: int, models: bool = True) -> bool:
+    """Whether ``value`` is within both limits: the fast pass, without paths.
+
+    ``models=False`` does not look inside models held by the data.
+    """
     if type(value) is str:
         return len(value) <= string_limit
     stack: list[tuple[Any, int]] = [(value, 0)]
@@ -145,14 +148,16 @@ def _within(value: Any, depth_limit: int, string_limit: int) -> bool:
             if kind is str:
                 if len(item) > string_limit:
                     return False
-            elif kind not in _SCALARS:
+            elif kind not in _SCALARS and (models or not isinstance(item, BaseModel)):
                 push((item, level))
     return True
 
 
-def _first_problem(value: Any, depth_limit: int, string_limit: int) -> Problem | None:
+def _first_problem(
+    value: Any, depth_limit: int, string_limit: int, models: bool = True
+) -> Problem | None:
     """The first container too deep or string too long, with its pointer, or None."""
-    if _within(value, depth_limit, string_limit):
+    if _within(value, depth_limit, string_limit, models):
         return None
     if isinstance(value, str):
         return _too_long(value, ())
@@ -169,7 +174,7 @@ def _first_problem(value: Any, depth_limit: int, string_limit: int) -> Problem |
             if isinstance(item, str):
                 if len(item) > string_limit:
                     return _too_long(item, (*path, key))
-            else:
+            elif models or not isinstance(item, BaseModel):
                 stack.append((item, level + 1, (*path, key)))
     return None  # pragma: no cover - the fast pass found a problem
 
@@ -206,7 +211,7 @@ def _messages_problem(value: Any, type_name: str) -> Problem | None:
 
 
 def limit_problems(
-    value: Any, type_name: str, *, depth: bool = True, strings: bool = True
+    value: Any, type_name: str, *, depth: bool = True, strings: bool = True, models: bool = True
 ) -> list[Problem]:
     """The limits ``value`` (parsed JSON or models) crosses, as problems (empty: none).
 
@@ -217,11 +222,17 @@ def limit_problems(
         depth: whether to check nesting depth (off when a JSON parser already did).
         strings: whether to check string sizes (off when the JSON text they came
             from is itself shorter than the limit).
+        models: whether to look inside models the data holds (off when reading:
+            models were checked when they were read, and models built in code are
+            not limited).
     """
     problem = _messages_problem(value, type_name)
     if problem is None and (depth or strings):
         problem = _first_problem(
-            value, MAX_DEPTH if depth else 1 << 62, MAX_STRING_CHARS if strings else 1 << 62
+            value,
+            MAX_DEPTH if depth else 1 << 62,
+            MAX_STRING_CHARS if strings else 1 << 62,
+            models,
         )
     return [] if problem is None else [problem]
 

@@ -539,7 +539,9 @@ def _run(adapter: TypeAdapter[_T], data: JSONInput, type_name: str) -> _T:
     if not text:
         # Python data: the limits first, before any work (JSON text: the parser
         # bounds the depth, and no string can be longer than the text).
-        beyond = limits.limit_problems(data, type_name)
+        # Models held by the data (a list of messages to encode) were checked when
+        # they were read, or were built in code: only the plain data is walked.
+        beyond = limits.limit_problems(data, type_name, models=False)
         if beyond:
             raise ValidationError(beyond, type_name=type_name)
     try:

@@ -43,6 +43,7 @@ __all__ = [
     "data_url",
     "decoder",
     "depth_error",
+    "too_deep_error",
     "extras_of",
     "guarded",
     "foreign_tool_problems",
@@ -213,7 +214,7 @@ def as_json(payload: Any) -> Any:
         except ValueError as error:
             raise ConversionError(f"not valid JSON: {error}", provider="input") from None
         except RecursionError:
-            raise _too_deep("input") from None
+            raise too_deep_error("input") from None
     return payload
 
 
@@ -235,10 +236,13 @@ def depth_error(payload: Any, provider: str, *, where: str = "input") -> Convers
     return ConversionError(f"{where} {problem.message}", provider=provider, problems=[problem])
 
 
-def _too_deep(provider: str) -> ConversionError:
-    problem = limits.too_deep()
+def too_deep_error(provider: str, value: Any = None) -> ConversionError:
+    """The error for input nested past what the interpreter can walk, naming where."""
+    problem = (None if value is None else limits.depth_problem(value)) or limits.too_deep()
     return ConversionError(
-        f"input nested too deeply to convert: {problem.message}", provider=provider
+        f"input nested too deeply to convert: {problem.message}",
+        provider=provider,
+        problems=[problem],
     )
 
 
@@ -248,7 +252,7 @@ def _loads(text: str | bytes | bytearray, provider: str) -> Any:
     except ValueError as error:
         raise ConversionError(f"not valid JSON: {error}", provider=provider) from None
     except RecursionError:
-        raise _too_deep(provider) from None
+        raise too_deep_error(provider) from None
 
 
 def decoder(provider: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
@@ -275,7 +279,7 @@ def decoder(provider: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
             try:
                 return function(*args, **kwargs)
             except RecursionError:  # a string of JSON inside, nested past the limit
-                raise _too_deep(provider) from None
+                raise too_deep_error(provider) from None
 
         return wrapper
 
@@ -296,7 +300,7 @@ def guarded(provider: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
             try:
                 return function(*args, **kwargs)
             except RecursionError:
-                raise _too_deep(provider) from None
+                raise too_deep_error(provider, args[0] if args else None) from None
 
         return wrapper
 

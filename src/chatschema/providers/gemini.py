@@ -102,6 +102,7 @@ from chatschema.providers._common import (
     set_extras,
     structural_error,
     to_conversation,
+    too_deep_error,
     tool_call_as_text,
     tool_pairing_problems,
     tool_result_as_text,
@@ -240,7 +241,7 @@ def _guarded(function: Callable[_P, _R]) -> Callable[_P, _R]:
         except PydanticValidationError as error:
             raise _invalid(error) from None
         except RecursionError:
-            raise ConversionError("input is nested too deeply", provider=NAME) from None
+            raise too_deep_error(NAME, args[0] if args else None) from None
 
     return wrapper
 
