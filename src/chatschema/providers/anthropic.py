@@ -2031,6 +2031,11 @@ def _problems(conversation: Conversation, options: Options) -> list[Problem]:
     for mi, message in enumerate(messages):
         if isinstance(message.content, list):
             for bi, block in enumerate(message.content):
+                kind = type(block)
+                if kind is ReasoningBlock or (
+                    kind is TextBlock and block.cache_control is None and not block.extras
+                ):
+                    continue  # nothing to check (and no pointer to build)
                 checker.block(block, pointer(mi, "content", bi))
         if not options.native_tools:
             continue
