@@ -209,12 +209,7 @@ def as_json(payload: Any) -> Any:
     if isinstance(payload, BaseModel):
         return payload.model_dump(mode="json", exclude_none=True)
     if isinstance(payload, (str, bytes, bytearray)):
-        try:
-            return json.loads(payload)
-        except ValueError as error:
-            raise ConversionError(f"not valid JSON: {error}", provider="input") from None
-        except RecursionError:
-            raise too_deep_error("input") from None
+        return _loads(payload, "input")
     return payload
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import codecs
 import json
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from typing import Any
 
 from chatschema import limits
@@ -123,7 +124,7 @@ def _check_depth(event: Any, position: int, provider: str) -> None:
         raise ConversionError(
             f"stream event {position} {problem.message}",
             provider=provider,
-            problems=[type(problem)(where, problem.keyword, problem.message)],
+            problems=[replace(problem, pointer=where)],
         )
 
 

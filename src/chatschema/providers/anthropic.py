@@ -796,7 +796,6 @@ def decode_conversation(payload: Any) -> Conversation:
     return _build(Conversation, fields)
 
 
-@decoder(NAME)
 def decode_messages(payload: Any) -> list[Message]:
     """The messages of :func:`decode_conversation` (system prompt first)."""
     return decode_conversation(payload).messages

@@ -992,7 +992,6 @@ def decode_conversation(payload: Any) -> Conversation:
     return Conversation(**fields)
 
 
-@decoder(NAME)
 def decode_messages(payload: Any) -> list[Message]:
     """The messages of a Gemini request (see :func:`decode_conversation`).
 

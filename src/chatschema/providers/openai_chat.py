@@ -995,7 +995,6 @@ def decode_conversation(payload: Any) -> Conversation:
     return _build(Conversation, fields, None)
 
 
-@decoder(NAME)
 def decode_messages(payload: Any) -> list[Message]:
     """The messages of :func:`decode_conversation` (same input, same errors)."""
     return decode_conversation(payload).messages

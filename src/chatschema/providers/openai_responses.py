@@ -935,7 +935,6 @@ def decode_conversation(payload: Any) -> Conversation:
     return Conversation(**fields)
 
 
-@decoder(NAME)
 def decode_messages(payload: Any) -> list[Message]:
     """The messages of :func:`decode_conversation`."""
     return decode_conversation(payload).messages
