@@ -29,6 +29,7 @@ from chatschema_models.message import Message
 from pydantic import BaseModel, TypeAdapter
 
 from chatschema import limits
+from chatschema._gc import collector_paused
 from chatschema._models import MODELS
 from chatschema.errors import Problem, SchemaValidationError, ValidationError, json_pointer
 
@@ -534,6 +535,7 @@ def _too_deep_text(data: str | bytes | bytearray) -> Problem:
     return problem if problem is not None else limits.too_deep()
 
 
+@collector_paused
 def _run(adapter: TypeAdapter[_T], data: JSONInput, type_name: str) -> _T:
     text = isinstance(data, (str, bytes, bytearray))
     if not text:

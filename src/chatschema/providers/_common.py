@@ -27,6 +27,7 @@ from chatschema_models.tool import ToolCall, ToolDefinition
 from pydantic import BaseModel
 
 from chatschema import limits
+from chatschema._gc import collector_paused
 from chatschema.errors import ConversionError, OptionError, Problem, UnsupportedContentError
 from chatschema.validation import parse
 
@@ -276,7 +277,7 @@ def decoder(provider: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
             except RecursionError:  # a string of JSON inside, nested past the limit
                 raise too_deep_error(provider) from None
 
-        return wrapper
+        return collector_paused(wrapper)
 
     return decorate
 
@@ -297,7 +298,7 @@ def guarded(provider: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
             except RecursionError:
                 raise too_deep_error(provider, args[0] if args else None) from None
 
-        return wrapper
+        return collector_paused(wrapper)
 
     return decorate
 

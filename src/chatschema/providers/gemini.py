@@ -85,6 +85,7 @@ from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 from typing_extensions import ParamSpec, Unpack
 
+from chatschema._gc import collector_paused
 from chatschema.errors import ConversionError, Problem
 from chatschema.providers import _sse
 from chatschema.providers._common import (
@@ -243,7 +244,7 @@ def _guarded(function: Callable[_P, _R]) -> Callable[_P, _R]:
         except RecursionError:
             raise too_deep_error(NAME, args[0] if args else None) from None
 
-    return wrapper
+    return collector_paused(wrapper)
 
 
 def _invalid(error: PydanticValidationError, content: int | None = None) -> ConversionError:
