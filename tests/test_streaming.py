@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import json
+import pickle
 from typing import Any
 
 import pytest
@@ -142,6 +144,28 @@ def test_plus_does_not_change_its_operands_and_branches_are_independent() -> Non
     assert repr(abc).startswith("AssistantMessageChunk(")
     assert chatschema.to_dict(abc) == {"role": "assistant", "content": "abc"}
     assert (a + (b + c)).content == "abc"
+
+
+@pytest.mark.parametrize(
+    "read",
+    [
+        lambda chunk: chunk.model_dump_json(exclude_unset=True),
+        lambda chunk: chunk.model_copy().model_dump_json(exclude_unset=True),
+        lambda chunk: copy.deepcopy(chunk).model_dump_json(exclude_unset=True),
+        lambda chunk: pickle.loads(pickle.dumps(chunk)).model_dump_json(exclude_unset=True),
+        lambda chunk: json.dumps(chunk.model_extra or chunk.__pydantic_private__ or {}),
+    ],
+)
+def test_a_sum_is_built_by_whatever_reads_it_first(read: Any) -> None:
+    total = K(content="a", model="m") + K(content="b") + K(content="c", finish_reason="stop")
+    older = K(content="x") + K(content="y")
+    newer = older + K(content="z")
+    read(older)  # not the newest of its accumulator: rebuilt from its own chunks
+    assert read(total) in (
+        '{"role":"assistant","content":"abc","model":"m","finish_reason":"stop"}',
+        "{}",
+    )
+    assert (older.content, newer.content) == ("xy", "xyz")
 
 
 def test_accumulator_partial_view_and_final_message() -> None:

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any, cast
+from typing import Any
 
 from chatschema_models.chunk import AssistantMessageChunk
 from chatschema_models.content import TextBlock
@@ -458,31 +458,27 @@ class _LazyChunk(AssistantMessageChunk):
     accumulator's chunks when it is read.
     """
 
-    __slots__ = ("_cs_accumulator", "_cs_count")
+    __slots__ = ("_cs_sum",)
 
     def __getattribute__(self, name: str) -> Any:
         if name in _TRIGGERS:
-            accumulator = object.__getattribute__(self, "_cs_accumulator")
-            if accumulator is not None:
-                _materialize(self, accumulator)
+            state = _sum_of(self)
+            if state is not None:
+                _materialize(self, *state)
         return object.__getattribute__(self, name)
 
     def __add__(self, other: object) -> Any:
         # The common case of ``total = total + chunk``, inlined: this sum is the
         # newest of its accumulator, so the chunk joins it.
-        accumulator = _get(self, "_cs_accumulator")
-        if (
-            accumulator is not None
-            and type(other) is AssistantMessageChunk
-            and _get(self, "_cs_count") == len(accumulator._chunks)
-        ):
-            accumulator.add(other)
-            chunk = _new(_LazyChunk)
-            _set(chunk, "_cs_accumulator", accumulator)
-            _set(chunk, "_cs_count", len(accumulator._chunks))
-            _set(chunk, "__pydantic_extra__", None)
-            _set(chunk, "__pydantic_private__", None)
-            return chunk
+        state = _sum_of(self)
+        if state is not None and type(other) is AssistantMessageChunk:
+            accumulator, count = state
+            chunks = accumulator._chunks
+            if count == len(chunks):
+                accumulator.add(other)
+                chunk = _new(_LazyChunk)
+                _set_sum(chunk, (accumulator, count + 1))
+                return chunk
         return super().__add__(other)
 
     def __repr_name__(self) -> str:
@@ -498,35 +494,43 @@ class _LazyChunk(AssistantMessageChunk):
     __hash__ = None  # type: ignore[assignment]
 
 
+# A sum's one slot: ``(accumulator, chunks covered)`` until its fields are built,
+# then None. Read and written through the slot's descriptor, which is several
+# times faster than ``object.__setattr__`` on a model class; the model's own slots
+# (``__dict__``, ``__pydantic_extra__`` ...) are filled when the fields are built.
+_sum_of = _LazyChunk.__dict__["_cs_sum"].__get__
+_set_sum = _LazyChunk.__dict__["_cs_sum"].__set__
+_new = object.__new__
+
 _TRIGGERS = frozenset(
-    {"__dict__", "__pydantic_fields_set__", "model_fields_set", *AssistantMessageChunk.model_fields}
+    {
+        "__dict__",
+        "__pydantic_fields_set__",
+        "__pydantic_extra__",
+        "__pydantic_private__",
+        "model_fields_set",
+        *AssistantMessageChunk.model_fields,
+    }
 )
 
 
-def _materialize(chunk: _LazyChunk, accumulator: ChunkAccumulator) -> None:
-    count = object.__getattribute__(chunk, "_cs_count")
+def _materialize(chunk: _LazyChunk, accumulator: ChunkAccumulator, count: int) -> None:
     if count != accumulator.chunks:
         replay = ChunkAccumulator()
         for earlier in accumulator._chunks[:count]:
             replay.add(earlier)
         accumulator = replay
     built = accumulator.to_chunk()
-    object.__setattr__(chunk, "_cs_accumulator", None)
+    _set_sum(chunk, None)
     object.__setattr__(chunk, "__dict__", built.__dict__)
     object.__setattr__(chunk, "__pydantic_fields_set__", built.__pydantic_fields_set__)
-
-
-_get = object.__getattribute__
-_set = object.__setattr__
-_new = object.__new__
+    object.__setattr__(chunk, "__pydantic_extra__", None)
+    object.__setattr__(chunk, "__pydantic_private__", None)
 
 
 def _lazy(accumulator: ChunkAccumulator) -> _LazyChunk:
     chunk = _new(_LazyChunk)
-    _set(chunk, "_cs_accumulator", accumulator)
-    _set(chunk, "_cs_count", len(accumulator._chunks))
-    _set(chunk, "__pydantic_extra__", None)
-    _set(chunk, "__pydantic_private__", None)
+    _set_sum(chunk, (accumulator, len(accumulator._chunks)))
     return chunk
 
 
@@ -536,15 +540,15 @@ def add_chunks(left: Any, right: Any) -> AssistantMessageChunk:
     Raises:
         ValidationError: when ``right`` is not an ``AssistantMessageChunk``.
     """
-    if type(left) is _LazyChunk:
-        accumulator = _get(left, "_cs_accumulator")
-        if accumulator is not None and _get(left, "_cs_count") == len(accumulator._chunks):
-            accumulator.add(right)
-            return _lazy(accumulator)
+    state = _sum_of(left) if type(left) is _LazyChunk else None
+    if state is not None:
+        shared, count = state
+        if count == len(shared._chunks):
+            shared.add(right)
+            return _lazy(shared)
     accumulator = ChunkAccumulator()
-    if isinstance(left, _LazyChunk) and object.__getattribute__(left, "_cs_accumulator"):
-        shared = cast(ChunkAccumulator, object.__getattribute__(left, "_cs_accumulator"))
-        for earlier in shared._chunks[: object.__getattribute__(left, "_cs_count")]:
+    if state is not None:
+        for earlier in shared._chunks[:count]:
             accumulator.add(earlier)
     else:
         accumulator.add(left)
