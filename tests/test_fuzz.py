@@ -40,7 +40,7 @@ from chatschema import (
 from chatschema.cli import main as cli
 from chatschema.errors import ConversionError, ValidationError
 from chatschema.providers import PROVIDERS, convert, get_codec
-from chatschema.text import get_buffer_string, pretty_repr
+from chatschema.rendering import get_buffer_string, pretty_repr
 from chatschema.tokens import count_tokens_approximately
 
 WIRE_LISTS = {

@@ -38,7 +38,7 @@ from chatschema import (
 )
 from chatschema._partial_json import PartialJSON
 from chatschema.providers import PROVIDERS, get_codec
-from chatschema.text import get_buffer_string, pretty_repr
+from chatschema.rendering import get_buffer_string, pretty_repr
 from chatschema.tokens import count_tokens_approximately
 
 

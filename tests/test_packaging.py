@@ -82,8 +82,13 @@ def test_wheel_installs_and_imports_the_generated_models(tmp_path: Path) -> None
 
 
 def test_import_is_light() -> None:
+    # Every public name loads on first use: the bare import pulls in nothing heavy,
+    # and a model pulls in pydantic, not the codecs or the schema validator.
     code = (
         "import sys, chatschema\n"
+        "print([m for m in ('pydantic', 'chatschema_models', 'chatschema.validation')"
+        " if m in sys.modules])\n"
+        "chatschema.UserMessage(content='hi')\n"
         "heavy = [m for m in ('jsonschema', 'referencing', 'openai', 'anthropic', 'google.genai',"
         " 'hypothesis',"
         " 'chatschema.providers._common', 'chatschema.providers.openai_chat',"
@@ -91,7 +96,21 @@ def test_import_is_light() -> None:
         " 'chatschema.providers.openai_responses') if m in sys.modules]\n"
         "print(heavy)"
     )
-    assert _run(sys.executable, code, ROOT).strip() == "[]"
+    assert _run(sys.executable, code, ROOT).split() == ["[]", "[]"]
+
+
+def test_lazy_names_are_the_real_objects_whatever_loads_first() -> None:
+    # `chatschema.text` (the builder) shares its name with no submodule, so no
+    # import order can replace it with a module.
+    code = (
+        "import chatschema\n"
+        "from chatschema.rendering import content_to_str\n"
+        "import chatschema.history, chatschema.tokens, chatschema.streaming\n"
+        "from chatschema.builders import text\n"
+        "print(chatschema.text is text, chatschema.content_to_str is content_to_str,"
+        " [n for n in chatschema.__all__ if getattr(chatschema, n, None) is None])"
+    )
+    assert _run(sys.executable, code, ROOT).strip() == "True True []"
 
 
 def test_generated_models_import_first_without_a_cycle() -> None:

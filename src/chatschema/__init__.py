@@ -11,89 +11,68 @@ validation, parsing, short constructors and (in submodules) provider codecs.
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from chatschema_models.chunk import (
-    AssistantMessageChunk,
-)
-from chatschema_models.content import (
-    Annotation,
-    AudioBlock,
-    Base64Data,
-    BlockId,
-    BlockIndex,
-    CacheControl,
-    Citation,
-    ContentBlock,
-    FileBlock,
-    FileId,
-    ImageBlock,
-    MimeType,
-    NonStandardAnnotation,
-    NonStandardBlock,
-    PlainTextBlock,
-    ReasoningBlock,
-    RefusalBlock,
-    ServerToolCallBlock,
-    ServerToolResultBlock,
-    TextBlock,
-    Url,
-    VideoBlock,
-)
-from chatschema_models.conversation import (
-    Conversation,
-)
-from chatschema_models.message import (
-    AssistantMessage,
-    FinishReason,
-    Message,
-    MessageContent,
-    MessageId,
-    ParticipantName,
-    SystemMessage,
-    ToolMessage,
-    UserMessage,
-)
-from chatschema_models.tool import (
-    AutoToolChoice,
-    InvalidToolCall,
-    NamedToolChoice,
-    NoneToolChoice,
-    RequiredToolChoice,
-    ToolCall,
-    ToolCallChunk,
-    ToolCallId,
-    ToolChoice,
-    ToolDefinition,
-    ToolName,
-)
-from chatschema_models.usage import (
-    InputTokenDetails,
-    OutputTokenDetails,
-    TokenCount,
-    Usage,
-)
-
-from chatschema.builders import assistant, image, system, text, tool_call, tool_result, user
-from chatschema.errors import (
-    ChatSchemaError,
-    ConversionError,
-    Problem,
-    SchemaValidationError,
-    UnsupportedContentError,
-    ValidationError,
-)
-from chatschema.validation import (
-    TYPE_NAMES,
-    is_valid,
-    parse,
-    parse_conversation,
-    parse_message,
-    parse_messages,
-    to_dict,
-    to_json,
-    validate,
-)
-
 if TYPE_CHECKING:
+    from chatschema_models.chunk import AssistantMessageChunk
+    from chatschema_models.content import (
+        Annotation,
+        AudioBlock,
+        Base64Data,
+        BlockId,
+        BlockIndex,
+        CacheControl,
+        Citation,
+        ContentBlock,
+        FileBlock,
+        FileId,
+        ImageBlock,
+        MimeType,
+        NonStandardAnnotation,
+        NonStandardBlock,
+        PlainTextBlock,
+        ReasoningBlock,
+        RefusalBlock,
+        ServerToolCallBlock,
+        ServerToolResultBlock,
+        TextBlock,
+        Url,
+        VideoBlock,
+    )
+    from chatschema_models.conversation import Conversation
+    from chatschema_models.message import (
+        AssistantMessage,
+        FinishReason,
+        Message,
+        MessageContent,
+        MessageId,
+        ParticipantName,
+        SystemMessage,
+        ToolMessage,
+        UserMessage,
+    )
+    from chatschema_models.tool import (
+        AutoToolChoice,
+        InvalidToolCall,
+        NamedToolChoice,
+        NoneToolChoice,
+        RequiredToolChoice,
+        ToolCall,
+        ToolCallChunk,
+        ToolCallId,
+        ToolChoice,
+        ToolDefinition,
+        ToolName,
+    )
+    from chatschema_models.usage import InputTokenDetails, OutputTokenDetails, TokenCount, Usage
+
+    from chatschema.builders import assistant, image, system, text, tool_call, tool_result, user
+    from chatschema.errors import (
+        ChatSchemaError,
+        ConversionError,
+        Problem,
+        SchemaValidationError,
+        UnsupportedContentError,
+        ValidationError,
+    )
     from chatschema.history import (
         add_usage,
         coerce_messages,
@@ -104,31 +83,119 @@ if TYPE_CHECKING:
         truncate_tool_output,
     )
     from chatschema.providers import check, convert
+    from chatschema.rendering import content_to_str, get_buffer_string, pretty_print, pretty_repr
     from chatschema.streaming import ChunkAccumulator, merge_chunks
-    from chatschema.text import content_to_str, get_buffer_string, pretty_print, pretty_repr
     from chatschema.tokens import count_tokens_approximately, tiktoken_counter
+    from chatschema.validation import (
+        TYPE_NAMES,
+        is_valid,
+        parse,
+        parse_conversation,
+        parse_message,
+        parse_messages,
+        to_dict,
+        to_json,
+        validate,
+    )
 
-# Utilities are imported on first use, so that `import chatschema` stays light.
-_LAZY = {
-    **dict.fromkeys(
-        (
-            "add_usage",
-            "coerce_messages",
-            "filter_messages",
-            "merge_message_runs",
-            "trim_messages",
-            "truncate_text",
-            "truncate_tool_output",
-        ),
-        "chatschema.history",
+# Every public name is imported on first use: `import chatschema` costs next to
+# nothing, and a program pays for pydantic and the models (or a codec, the history
+# utilities ...) when it first touches them.
+_HOMES = {
+    "chatschema_models.chunk": ("AssistantMessageChunk",),
+    "chatschema_models.content": (
+        "Annotation",
+        "AudioBlock",
+        "Base64Data",
+        "BlockId",
+        "BlockIndex",
+        "CacheControl",
+        "Citation",
+        "ContentBlock",
+        "FileBlock",
+        "FileId",
+        "ImageBlock",
+        "MimeType",
+        "NonStandardAnnotation",
+        "NonStandardBlock",
+        "PlainTextBlock",
+        "ReasoningBlock",
+        "RefusalBlock",
+        "ServerToolCallBlock",
+        "ServerToolResultBlock",
+        "TextBlock",
+        "Url",
+        "VideoBlock",
     ),
-    **dict.fromkeys(("check", "convert"), "chatschema.providers"),
-    **dict.fromkeys(("ChunkAccumulator", "merge_chunks"), "chatschema.streaming"),
-    **dict.fromkeys(
-        ("content_to_str", "get_buffer_string", "pretty_print", "pretty_repr"), "chatschema.text"
+    "chatschema_models.conversation": ("Conversation",),
+    "chatschema_models.message": (
+        "AssistantMessage",
+        "FinishReason",
+        "Message",
+        "MessageContent",
+        "MessageId",
+        "ParticipantName",
+        "SystemMessage",
+        "ToolMessage",
+        "UserMessage",
     ),
-    **dict.fromkeys(("count_tokens_approximately", "tiktoken_counter"), "chatschema.tokens"),
+    "chatschema_models.tool": (
+        "AutoToolChoice",
+        "InvalidToolCall",
+        "NamedToolChoice",
+        "NoneToolChoice",
+        "RequiredToolChoice",
+        "ToolCall",
+        "ToolCallChunk",
+        "ToolCallId",
+        "ToolChoice",
+        "ToolDefinition",
+        "ToolName",
+    ),
+    "chatschema_models.usage": ("InputTokenDetails", "OutputTokenDetails", "TokenCount", "Usage"),
+    "chatschema.builders": (
+        "assistant",
+        "image",
+        "system",
+        "text",
+        "tool_call",
+        "tool_result",
+        "user",
+    ),
+    "chatschema.errors": (
+        "ChatSchemaError",
+        "ConversionError",
+        "Problem",
+        "SchemaValidationError",
+        "UnsupportedContentError",
+        "ValidationError",
+    ),
+    "chatschema.history": (
+        "add_usage",
+        "coerce_messages",
+        "filter_messages",
+        "merge_message_runs",
+        "trim_messages",
+        "truncate_text",
+        "truncate_tool_output",
+    ),
+    "chatschema.providers": ("check", "convert"),
+    "chatschema.streaming": ("ChunkAccumulator", "merge_chunks"),
+    "chatschema.rendering": ("content_to_str", "get_buffer_string", "pretty_print", "pretty_repr"),
+    "chatschema.tokens": ("count_tokens_approximately", "tiktoken_counter"),
+    "chatschema.validation": (
+        "TYPE_NAMES",
+        "is_valid",
+        "parse",
+        "parse_conversation",
+        "parse_message",
+        "parse_messages",
+        "to_dict",
+        "to_json",
+        "validate",
+    ),
 }
+_LAZY = {name: module for module, names in _HOMES.items() for name in names}
 
 
 def __getattr__(name: str) -> Any:

@@ -296,13 +296,13 @@ class MessageBase(WireModel):
         Text as it is; other blocks as a short placeholder (``[image: https://...]``,
         ``[file: report.pdf]``); opaque reasoning data and base64 are never shown.
         """
-        from chatschema.text import content_to_str
+        from chatschema.rendering import content_to_str
 
         return content_to_str(self)
 
     def pretty_repr(self) -> str:
         """A readable rendering for humans (see :func:`chatschema.pretty_repr`)."""
-        from chatschema.text import pretty_repr
+        from chatschema.rendering import pretty_repr
 
         return pretty_repr(cast(Any, self))
 
