@@ -361,19 +361,25 @@ def set_extras(fields_: dict[str, Any], provider: str, data: Mapping[str, Any]) 
 # ------------------------------------------------------------------------ arguments
 
 
-def arguments_text(call: ToolCall, provider: str) -> str:
+def arguments_text(call: ToolCall, provider: str, extras: Mapping[str, Any] | None = None) -> str:
     """The JSON text of a call's arguments for a provider that takes strings.
 
     The exact text the provider sent is kept in ``extras[provider]["arguments"]``
     by the decoders and reused when it still says the same as ``arguments`` (prompt
-    caches depend on the exact bytes); otherwise the arguments are serialized.
+    caches depend on the exact bytes); otherwise the arguments are serialized as
+    ``json.dumps(arguments, ensure_ascii=False)`` writes them. ``extras``: the
+    call's extras for ``provider``, when the caller already has them.
     """
-    raw = extras_of(call, provider).get("arguments")
+    raw = (extras if extras is not None else extras_of(call, provider)).get("arguments")
     if isinstance(raw, str):
         parsed, error = parse_arguments(raw)
         if error is None and parsed == call.arguments:
             return raw
-    return json.dumps(call.arguments, ensure_ascii=False)
+    return _json_text(call.arguments)
+
+
+# json.dumps(value, ensure_ascii=False) builds an encoder on every call: one is kept.
+_json_text = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
@@ -538,14 +544,15 @@ def tool_pairing_problems(
     that send them back, and so need their results).
     """
     problems: list[Problem] = []
-    pending: dict[str, str] = {}  # call id -> pointer to it
+    # call id -> where it is (message, list, position): pointers are built for problems only
+    pending: dict[str, tuple[int, str, int]] = {}
     answered: set[str] = set()
 
     def unanswered(before: int) -> None:
-        for call_id, where in pending.items():
+        for call_id, (index, field, position) in pending.items():
             problems.append(
                 Problem(
-                    where,
+                    pointer(index, field, position, "id"),
                     "unanswered_tool_call",
                     f"tool call {call_id!r} has no tool result"
                     + (f" before message {before}" if before >= 0 else "")
@@ -554,10 +561,14 @@ def tool_pairing_problems(
             )
         pending.clear()
 
-    def called(call_id: str, where: str) -> None:
+    def called(call_id: str, where: tuple[int, str, int]) -> None:
         if call_id in pending or call_id in answered:
             problems.append(
-                Problem(where, "duplicate_tool_call_id", f"tool call id {call_id!r} is used twice")
+                Problem(
+                    pointer(*where, "id"),
+                    "duplicate_tool_call_id",
+                    f"tool call id {call_id!r} is used twice",
+                )
             )
         pending[call_id] = where
 
@@ -581,14 +592,14 @@ def tool_pairing_problems(
                     )
                 )
             continue
-        if adjacent or isinstance(message, AssistantMessage):
+        if pending and (adjacent or isinstance(message, AssistantMessage)):
             unanswered(index)
         if isinstance(message, AssistantMessage):
             for position, call in enumerate(message.tool_calls):
-                called(call.id, pointer(index, "tool_calls", position, "id"))
+                called(call.id, (index, "tool_calls", position))
             if include_invalid:
                 for position, invalid in enumerate(message.invalid_tool_calls):
                     if invalid.id is not None:
-                        called(invalid.id, pointer(index, "invalid_tool_calls", position, "id"))
+                        called(invalid.id, (index, "invalid_tool_calls", position))
     unanswered(-1)
     return problems

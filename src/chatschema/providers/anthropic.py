@@ -1255,7 +1255,7 @@ def _turns(
             turns.append(("system", [index]))
         else:
             role = "assistant" if isinstance(message, AssistantMessage) else "user"
-            new = not gap and extras_of(message, NAME).get("new_message")
+            new = not gap and message.extras and extras_of(message, NAME).get("new_message")
             if turns and turns[-1][0] == role and not new:
                 turns[-1][1].append(index)
             else:
@@ -1700,8 +1700,8 @@ class _Encoder:
             out.append(self.finish(wire, tool))
         return out
 
-    def turns(self, count: int) -> list[dict[str, Any]]:
-        """The wire messages, without the turns that drops left empty.
+    def turns(self, count: int, grouped: list[tuple[str, list[int]]]) -> list[dict[str, Any]]:
+        """The wire messages of the ``grouped`` turns, without those drops left empty.
 
         The API rejects empty content, so such a turn is not sent; the turns
         around it are regrouped, so that neighbours of one role merge again.
@@ -1709,7 +1709,7 @@ class _Encoder:
         messages = self.conversation.messages
         out: list[dict[str, Any]] = []
         skipped: set[int] = set()
-        for role, indexes in _turns(messages, count):
+        for role, indexes in grouped:
             before = self.dropped
             wire = self.turn(role, indexes)
             if self.dropped > before and _empty_turn(wire):
@@ -1719,14 +1719,15 @@ class _Encoder:
             return out
         return [self.turn(role, indexes) for role, indexes in _turns(messages, count, skipped)]
 
-    def run(self) -> dict[str, Any]:
+    def run(self, turns: list[tuple[str, list[int]]]) -> dict[str, Any]:
+        """The request; ``turns``: the messages grouped by :func:`_turns`."""
         conversation = self.conversation
         count = _leading_system(conversation.messages)
         payload: dict[str, Any] = {}
         system = self.system(count)
         if system is not None:
             payload["system"] = system
-        payload["messages"] = self.turns(count)
+        payload["messages"] = self.turns(count, turns)
         if self.options.native_tools:
             tools = self.tools() if conversation.tools else []
             if tools:
@@ -1822,11 +1823,13 @@ def encode(messages: Any, **options: Unpack[EncodeOptions]) -> dict[str, Any]:
     """
     resolved = Options.resolve(NAME, options)
     conversation = to_conversation(messages)
+    listed = conversation.messages
+    turns = _turns(listed, _leading_system(listed))  # grouped once, for both
     if resolved.check:
-        problems = _problems(conversation, resolved)
+        problems = _problems(conversation, resolved, turns)
         if problems:
             raise structural_error(problems, NAME)
-    return _Encoder(conversation, resolved).run()
+    return _Encoder(conversation, resolved).run(turns)
 
 
 # ============================================================================= check
@@ -1852,6 +1855,8 @@ def _pairing(messages: Sequence[Message], turns: list[tuple[str, list[int]]]) ->
     answered: set[str] = set()
 
     def unanswered(before: int | None) -> None:
+        if not pending:
+            return
         for call_id, (mi, k) in pending.items():
             where = f" before message {before}" if before is not None else ""
             problems.append(
@@ -2011,11 +2016,16 @@ class _Checker:
             self.marker(block.value.get("cache_control"), f"{where}/value/cache_control")
 
 
-def _problems(conversation: Conversation, options: Options) -> list[Problem]:
+def _problems(
+    conversation: Conversation,
+    options: Options,
+    turns: list[tuple[str, list[int]]] | None = None,
+) -> list[Problem]:
+    """Every structural problem; ``turns``: the wire turns, when already grouped."""
     messages = conversation.messages
     checker = _Checker(options)
-    start = _leading_system(messages)
-    turns = _turns(messages, start)
+    if turns is None:
+        turns = _turns(messages, _leading_system(messages))
     problems = checker.problems
     if options.native_tools:
         problems.extend(foreign_tool_problems(conversation.tools, options))
@@ -2038,17 +2048,21 @@ def _problems(conversation: Conversation, options: Options) -> list[Problem]:
                 checker.block(block, pointer(mi, "content", bi))
         if not options.native_tools:
             continue
+        # Markers live in extras: most messages and calls have none (and no pointer
+        # is built for them).
         if isinstance(message, ToolMessage):
-            checker.marker(
-                extras_of(message, NAME).get("cache_control"),
-                pointer(mi, "extras", "anthropic", "cache_control"),
-            )
+            if message.extras:
+                checker.marker(
+                    extras_of(message, NAME).get("cache_control"),
+                    pointer(mi, "extras", "anthropic", "cache_control"),
+                )
         elif isinstance(message, AssistantMessage):
             for k, call in enumerate(message.tool_calls):
-                checker.marker(
-                    extras_of(call, NAME).get("cache_control"),
-                    pointer(mi, "tool_calls", k, "extras", "anthropic", "cache_control"),
-                )
+                if call.extras:
+                    checker.marker(
+                        extras_of(call, NAME).get("cache_control"),
+                        pointer(mi, "tool_calls", k, "extras", "anthropic", "cache_control"),
+                    )
     if len(checker.breakpoints) > MAX_CACHE_BREAKPOINTS:
         problems.append(
             Problem(

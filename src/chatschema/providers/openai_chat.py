@@ -751,7 +751,7 @@ def _is_custom(model: Any) -> bool:
 def _encode_tool_call(call: ToolCall, index: int) -> dict[str, Any]:
     extras = extras_of(call, NAME)
     wire: dict[str, Any]
-    if _is_custom(call):
+    if extras.get("type") == "custom":
         text = _custom_input(call)
         if text is None:
             _fail(f'custom tool call {call.id!r} needs arguments {{"input": <string>}}', index)
@@ -760,11 +760,12 @@ def _encode_tool_call(call: ToolCall, index: int) -> dict[str, Any]:
         wire = {
             "id": call.id,
             "type": "function",
-            "function": {"name": call.name, "arguments": arguments_text(call, NAME)},
+            "function": {"name": call.name, "arguments": arguments_text(call, NAME, extras)},
         }
         if extras.get("no_type") is True:
             del wire["type"]
-    _merge(wire, extras, _CALL_MARKERS)
+    if extras:
+        _merge(wire, extras, _CALL_MARKERS)
     return wire
 
 
