@@ -1197,7 +1197,9 @@ def render(results: Results, verdicts: list[Verdict], command: str) -> str:
             "## Profiles of missed targets",
             "",
             "One run of chatschema's side of each missed workload (cProfile own time, or "
-            "pyinstrument when installed; `-X importtime` for the import).",
+            "pyinstrument when installed; `-X importtime` for the import). What earlier "
+            "profiles found, and the design changes they led to, is in "
+            "[bench/README.md](bench/README.md#findings).",
             "",
         ]
         for workload, text in results.profiles.items():
