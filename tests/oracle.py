@@ -141,20 +141,26 @@ def _gemini(payload: dict[str, Any]) -> None:
 
     allowed = {"system_instruction", "contents", "tools", "tool_config"}
     _keys(payload, allowed, {"contents"}, "")
+
     # google-genai models forbid unknown keys; JSON mode reads base64 into bytes.
+    # A lone surrogate is a Python string JSON text cannot carry: written as "?", since
+    # the shape is what is checked (the other providers' types take it as it is).
+    def text(value: Any) -> bytes:
+        return json.dumps(value, ensure_ascii=False).encode("utf-8", "replace")
+
     try:
         for content in payload["contents"]:
-            types.Content.model_validate_json(json.dumps(content))
+            types.Content.model_validate_json(text(content))
             assert content.get("role") in ("user", "model"), content.get("role")
             for part in content.get("parts", []):
                 data = {k for k in part if k not in _PART_METADATA}
                 assert len(data) == 1, f"a Part carries exactly one data field, not {data}"
         if "system_instruction" in payload:
-            types.Content.model_validate_json(json.dumps(payload["system_instruction"]))
+            types.Content.model_validate_json(text(payload["system_instruction"]))
         for tool in payload.get("tools", []):
-            types.Tool.model_validate_json(json.dumps(tool))
+            types.Tool.model_validate_json(text(tool))
         if "tool_config" in payload:
-            types.ToolConfig.model_validate_json(json.dumps(payload["tool_config"]))
+            types.ToolConfig.model_validate_json(text(payload["tool_config"]))
     except PydanticValidationError as error:
         raise AssertionError(f"gemini request does not validate:\n{error}") from None
 

@@ -1153,6 +1153,18 @@ def test_refusal_is_sent_as_text_and_foreign_citations_are_left_out() -> None:
                         annotations=[
                             Citation(url="https://openai.example/x", title="X"),
                             NonStandardAnnotation(value={"type": "file_path", "file_id": "f"}),
+                            # Anthropic data, but no cited text: every kind needs it
+                            Citation(
+                                title="Q3",
+                                extras={
+                                    "anthropic": {
+                                        "type": "page_location",
+                                        "document_index": 0,
+                                        "start_page_number": 3,
+                                        "end_page_number": 4,
+                                    }
+                                },
+                            ),
                         ],
                     ),
                 ],

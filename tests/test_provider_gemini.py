@@ -274,6 +274,23 @@ WIRE: dict[str, dict[str, Any]] = {
             ),
         ]
     },
+    # A MIME type the neutral model refuses: the part is kept as it came, and sent back.
+    "function_response_part_kept_as_it_came": {
+        "contents": [
+            user({"text": "Screenshot please"}),
+            model(fc("screenshot", {}, id="s1")),
+            user(
+                {
+                    "function_response": {
+                        "id": "s1",
+                        "name": "screenshot",
+                        "response": {"output": "captured"},
+                        "parts": [{"inline_data": {"mime_type": "png", "data": PNG}}],
+                    }
+                }
+            ),
+        ]
+    },
     "responses_mixed_with_user_text": {
         "contents": [
             user({"text": "go"}),
@@ -2078,3 +2095,23 @@ def test_function_role_contents_decode_as_user_turns() -> None:
         "extras": {"gemini": {"role": "function"}},
     }
     assert gemini.encode(messages, check=False) == payload
+
+
+def test_an_empty_text_block_that_carries_nothing_is_left_out() -> None:
+    # The API refuses empty text; content "" already sends no part, and a list holding
+    # only an empty text block (another provider's reasoning left out) says the same.
+    reply = {
+        "role": "assistant",
+        "content": [
+            {"type": "reasoning", "summary": ["Thinking."], "provider": "openai_responses"},
+            {"type": "text", "text": ""},
+        ],
+    }
+    history = [{"role": "user", "content": "hi"}, reply]
+    problems = gemini.check(history)
+    assert [(p.pointer, p.keyword) for p in problems] == [("/messages/1/content", "empty_content")]
+    with pytest.raises(chatschema.ConversionError):
+        gemini.encode(history)
+    # An empty text part with a thought signature is kept, signature and all.
+    payload = {"contents": [user({"text": "hi"}), model({"text": "", "thought_signature": SIG_C})]}
+    assert gemini.encode(gemini.decode_conversation(payload)) == payload

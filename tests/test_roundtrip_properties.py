@@ -14,9 +14,12 @@
 
 from __future__ import annotations
 
+import base64
 import copy
 import itertools
 import json
+import re
+from collections.abc import Iterator
 from typing import Any
 
 import hostile as H
@@ -196,6 +199,27 @@ def _generated_conversations() -> st.SearchStrategy[Any]:
     return combined | mutants.filter(lambda document: _extras(document) <= SEED_EXTRAS)
 
 
+def _values(document: Any, key: str) -> Iterator[Any]:
+    """Every value under ``key`` anywhere in a document."""
+    stack = [document]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if key in node:
+                yield node[key]
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+
+
+def _reads_as_base64(data: Any) -> bool:
+    try:
+        base64.b64decode(data, validate=True)
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
 def _extras(document: Any) -> set[str]:
     """Every ``extras`` object in a document, as JSON text."""
     found, stack = set(), [document]
@@ -226,6 +250,9 @@ def test_canonical_forms_are_fixed_points(provider: str) -> None:
     @given(_generated_conversations())
     def run(document: dict[str, Any]) -> None:
         assume(chatschema.is_valid(document, "Conversation"))
+        # `contentEncoding: base64` is an annotation: inline data travels unread, and
+        # data no base64 decoder reads (the Gemini SDK decodes it) is outside this property.
+        assume(all(_reads_as_base64(data) for data in _values(document, "base64")))
         try:
             encoded = codec.encode(document)
         except ChatSchemaError:
@@ -272,6 +299,21 @@ def _gemini_says_something(value: Any) -> bool:
     return True
 
 
+_ANTHROPIC_ID = re.compile(r"[a-zA-Z0-9_-]+")
+
+
+def _values_of(messages: Any, keys: tuple[str, ...], typed: tuple[str, str]) -> Iterator[Any]:
+    """Anthropic block values: ``keys`` of any block, ``typed[1]`` of ``typed[0]`` blocks."""
+    for message in messages if isinstance(messages, list) else ():
+        content = message.get("content") if isinstance(message, dict) else None
+        for block in content if isinstance(content, list) else ():
+            if not isinstance(block, dict):
+                continue
+            yield from (block[key] for key in keys if key in block)
+            if block.get("type") == typed[0] and typed[1] in block:
+                yield block[typed[1]]
+
+
 def api_accepts(document: Any) -> bool:
     """Rules the APIs enforce beyond their SDK types: a tool list is never empty, and
     a tool choice comes with tools (OpenAI, Anthropic and Gemini refuse both).
@@ -279,10 +321,22 @@ def api_accepts(document: Any) -> bool:
     An empty system prompt (Anthropic ``system: []``, Gemini ``system_instruction``
     without parts) is left out too: it says nothing, and the codecs do not send one.
     Gemini refuses empty values (:func:`_gemini_says_something`); the Responses API
-    an input item id given twice.
+    an input item id given twice; Anthropic tool-use ids outside ``^[a-zA-Z0-9_-]+$``
+    and empty or whitespace-only text blocks (its encoder rewrites such ids to ids the
+    API takes, and leaves such blocks out, by design).
     """
     if not isinstance(document, dict):
         return True
+    messages = document.get("messages")
+    if not all(
+        _ANTHROPIC_ID.fullmatch(value)
+        for value in _values_of(messages, ("tool_use_id",), ("tool_use", "id"))
+        if isinstance(value, str)
+    ) or any(
+        isinstance(text, str) and not text.strip()
+        for text in _values_of(messages, (), ("text", "text"))
+    ):
+        return False
     contents = document.get("contents")
     if isinstance(contents, list) and not (
         _gemini_says_something(document)

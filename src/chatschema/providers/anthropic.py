@@ -1766,10 +1766,11 @@ def _interleave(
 def _citation_wire(annotation: Citation | NonStandardAnnotation) -> dict[str, Any] | None:
     """An Anthropic citation back on the wire; other annotations are left out.
 
-    A citation whose Anthropic data lacks what its kind needs (edited by hand) is
-    not one the API produced: left out like other formats' citations.
+    A citation whose Anthropic data lacks what its kind needs, or without the cited
+    text every kind requires (edited by hand), is not one the API produced: left out
+    like other formats' citations.
     """
-    if not isinstance(annotation, Citation):
+    if not isinstance(annotation, Citation) or annotation.cited_text is None:
         return None
     extras = extras_of(annotation, NAME)
     kind = extras.get("type")
@@ -1778,8 +1779,7 @@ def _citation_wire(annotation: Citation | NonStandardAnnotation) -> dict[str, An
     if not all(key in extras for key in _CITATION_KEYS.get(kind, ())):
         return None
     wire = dict(extras)
-    if annotation.cited_text is not None:
-        wire["cited_text"] = annotation.cited_text
+    wire["cited_text"] = annotation.cited_text
     title_key = _TITLE_KEYS.get(kind)
     if title_key is not None:
         wire[title_key] = annotation.title

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import copy
 import datetime
 import enum
 import functools
@@ -346,6 +347,15 @@ def _text_field(value: Any, what: str, content: int | None, part: int | None) ->
 
 
 # ------------------------------------------------------------------- media and files
+
+
+def _response_part(value: Mapping[str, Any]) -> bool:
+    """Whether a non-standard value is a Gemini function-response part (media data).
+
+    The decoder keeps such a part as it came when the neutral model refuses its
+    values (a malformed MIME type ...); it goes back where it came from.
+    """
+    return len(value) == 1 and ("inline_data" in value or "file_data" in value)
 
 
 def _kind_of_mime(mime: str) -> str:
@@ -1817,6 +1827,8 @@ class _Encoder:
                 continue
             if block.type in _BLOCK_TYPES and not self.string:
                 part = self.media(block, index, number)
+            elif block.type == "non_standard" and _response_part(block.value):
+                part = copy.deepcopy(block.value)  # a function-response part kept as it came
             else:
                 part = self.unsupported(f"{block.type} content in a tool result", index, number)
             if part is None:
@@ -1897,6 +1909,8 @@ class _Encoder:
         if drop and extras_of(block, NAME).get("thought") is True:
             return None
         if block.type in ("text", "refusal"):
+            if not block.text and not extras_of(block, NAME):
+                return None  # says nothing: the API refuses empty text (as content "")
             return self.meta({"text": block.text}, block)
         if block.type == "reasoning":
             text = block.text if block.text is not None else "\n".join(block.summary or [])
