@@ -100,59 +100,10 @@ if TYPE_CHECKING:
 
 # Every public name is imported on first use: `import chatschema` costs next to
 # nothing, and a program pays for pydantic and the models (or a codec, the history
-# utilities ...) when it first touches them.
+# utilities ...) when it first touches them. The generated models come from
+# `chatschema_models` (tests/test_models.py keeps `__all__` listing all of them);
+# everything else from its module here.
 _HOMES = {
-    "chatschema_models.chunk": ("AssistantMessageChunk",),
-    "chatschema_models.content": (
-        "Annotation",
-        "AudioBlock",
-        "Base64Data",
-        "BlockId",
-        "BlockIndex",
-        "CacheControl",
-        "Citation",
-        "ContentBlock",
-        "FileBlock",
-        "FileId",
-        "ImageBlock",
-        "MimeType",
-        "NonStandardAnnotation",
-        "NonStandardBlock",
-        "PlainTextBlock",
-        "ReasoningBlock",
-        "RefusalBlock",
-        "ServerToolCallBlock",
-        "ServerToolResultBlock",
-        "TextBlock",
-        "Url",
-        "VideoBlock",
-    ),
-    "chatschema_models.conversation": ("Conversation",),
-    "chatschema_models.message": (
-        "AssistantMessage",
-        "FinishReason",
-        "Message",
-        "MessageContent",
-        "MessageId",
-        "ParticipantName",
-        "SystemMessage",
-        "ToolMessage",
-        "UserMessage",
-    ),
-    "chatschema_models.tool": (
-        "AutoToolChoice",
-        "InvalidToolCall",
-        "NamedToolChoice",
-        "NoneToolChoice",
-        "RequiredToolChoice",
-        "ToolCall",
-        "ToolCallChunk",
-        "ToolCallId",
-        "ToolChoice",
-        "ToolDefinition",
-        "ToolName",
-    ),
-    "chatschema_models.usage": ("InputTokenDetails", "OutputTokenDetails", "TokenCount", "Usage"),
     "chatschema.builders": (
         "assistant",
         "image",
@@ -201,7 +152,9 @@ _LAZY = {name: module for module, names in _HOMES.items() for name in names}
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
-        raise AttributeError(f"module 'chatschema' has no attribute {name!r}")
+        if name not in __all__:
+            raise AttributeError(f"module 'chatschema' has no attribute {name!r}")
+        module = "chatschema_models"
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
