@@ -1,4 +1,5 @@
-"""Shared test helpers: the conformance fixtures that ship with the schemas."""
+"""Shared test helpers: the conformance fixtures that ship with the schemas, and the
+assembly of streamed chunks that every codec's stream tests check."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from chatschema import AssistantMessageChunk, ChunkAccumulator, merge_chunks, to_dict
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "schemas" / "fixtures"
@@ -48,3 +51,22 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Parametrize any test that takes ``case`` with every fixture."""
     if "case" in metafunc.fixturenames:
         metafunc.parametrize("case", CASES, ids=[case.id for case in CASES])
+
+
+def assembled(chunks: list[AssistantMessageChunk]) -> dict[str, Any]:
+    """The message streamed chunks make, as canonical JSON.
+
+    Assembled the three ways a user can (``ChunkAccumulator``, ``merge_chunks`` and
+    ``+``), which must agree.
+    """
+    assert chunks, "the stream gave no chunks"
+    accumulator = ChunkAccumulator()
+    for chunk in chunks:
+        accumulator.add(chunk)
+    by_accumulator = to_dict(accumulator.to_message())
+    total = chunks[0]
+    for chunk in chunks[1:]:
+        total = total + chunk
+    assert to_dict(total.to_message()) == by_accumulator
+    assert to_dict(merge_chunks(chunks).to_message()) == by_accumulator
+    return by_accumulator

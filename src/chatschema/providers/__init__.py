@@ -1,8 +1,8 @@
 """Provider codecs: the neutral model to and from each wire format.
 
-One module per format, each with the same verbs (``encode``, ``decode_messages``,
-``decode_conversation``, ``decode_response``, ``check``; streaming adds
-``decode_stream``):
+One package per format, each with the same verbs (``encode``, ``check``,
+``decode_conversation``, ``decode_messages``, ``decode_response``,
+``decode_stream``: the :class:`Codec` protocol):
 
 - :mod:`chatschema.providers.openai_chat`: OpenAI Chat Completions
 - :mod:`chatschema.providers.openai_responses`: OpenAI Responses
@@ -15,29 +15,32 @@ Modules are imported on first use, so ``import chatschema`` stays light.
 from __future__ import annotations
 
 import importlib
-from types import ModuleType
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from chatschema_models.conversation import Conversation
 
 from chatschema.errors import OptionError, Problem
+from chatschema.providers._codec import PROVIDERS, Codec, ProviderName
 from chatschema.validation import to_dict
 
-__all__ = ["PROVIDERS", "check", "convert", "get_codec"]
-
-PROVIDERS = ("openai_chat", "openai_responses", "anthropic", "gemini")
-"""The wire formats, by the name of their codec module."""
+__all__ = ["PROVIDERS", "Codec", "ProviderName", "check", "convert", "get_codec"]
 
 
-def get_codec(name: str) -> ModuleType:
-    """The codec module of a wire format (imported on first use).
+def get_codec(name: str) -> Codec:
+    """The codec of a wire format (imported on first use).
 
     Raises:
         OptionError: for an unknown format name.
     """
     if name not in PROVIDERS:
         raise OptionError(f"unknown provider format {name!r}; expected one of {PROVIDERS}")
-    return importlib.import_module(f"chatschema.providers.{name}")
+    return cast(Codec, importlib.import_module(f"chatschema.providers.{name}"))
+
+
+if TYPE_CHECKING:  # every registered format satisfies the protocol (checked by mypy)
+    from chatschema.providers import anthropic, gemini, openai_chat, openai_responses
+
+    _CODECS: tuple[Codec, ...] = (openai_chat, openai_responses, anthropic, gemini)
 
 
 def check(messages: Any, target: str, **options: Any) -> list[Problem]:
@@ -47,7 +50,7 @@ def check(messages: Any, target: str, **options: Any) -> list[Problem]:
     without vision, known size limits. ``encode`` runs the same check and raises
     with all of them. ``messages`` is anything ``encode`` accepts.
     """
-    return cast(list[Problem], get_codec(target).check(messages, **options))
+    return get_codec(target).check(messages, **options)
 
 
 def convert(

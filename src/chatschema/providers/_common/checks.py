@@ -1,0 +1,202 @@
+"""Structural checks: pointers, tool pairing, the encode pass and its error.
+
+``check`` is the encoder in collect mode: a codec's ``_Encoder`` derives from
+:class:`EncodePass`, and where a rule refuses something it calls
+:meth:`EncodePass.unsupported` or :meth:`EncodePass.problem`; ``check`` keeps
+every problem, ``encode`` raises with all of them (:func:`raise_problems`). A rule
+is written once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from chatschema_models.message import AssistantMessage, Message, ToolMessage
+
+from chatschema.errors import ConversionError, Problem, UnsupportedContentError
+from chatschema.providers._common.options import Options
+
+__all__ = [
+    "EncodePass",
+    "message_index",
+    "pointer",
+    "raise_problems",
+    "structural_error",
+    "tool_pairing_problems",
+]
+
+
+def pointer(message_index: int, *rest: str | int) -> str:
+    """JSON pointer into a conversation: ``/messages/3/content/1``."""
+    return "/messages/" + "/".join(str(part) for part in (message_index, *rest))
+
+
+def message_index(problem: Problem) -> int | None:
+    """The message a problem points into (``/messages/<i>/...``), else None."""
+    parts = problem.pointer.split("/", 3)
+    if len(parts) > 2 and parts[1] == "messages" and parts[2].isdigit():
+        return int(parts[2])
+    return None
+
+
+class EncodePass:
+    """One walk of ``encode`` or ``check`` over a conversation.
+
+    With ``collect`` (``check``, and ``encode`` with ``check=True``), content the
+    unsupported policy would refuse and every rule broken are listed in
+    :attr:`problems`; without it, the policy applies at once (the first refused
+    block raises).
+    """
+
+    def __init__(self, options: Options, *, collect: bool) -> None:
+        self.options = options
+        self.collect = collect
+        self.problems: list[Problem] = []
+        self.dropped = 0  # content left out by unsupported="drop" so far
+
+    def problem(self, where: str, keyword: str, message: str) -> None:
+        """Note a broken rule at a pointer (kept in collect mode only)."""
+        if self.collect:
+            self.problems.append(Problem(where, keyword, message))
+
+    def unsupported(
+        self, what: str, message: int, block: int | None = None, *, where: str | None = None
+    ) -> str | None:
+        """Apply the unsupported-content policy to ``what`` at a message and block.
+
+        Returns:
+            The placeholder text, or None when the content is left out (``"drop"``,
+            or a problem noted in collect mode). ``where`` overrides the pointer
+            (``/messages/<message>/content/<block>``, or the message's).
+
+        Raises:
+            UnsupportedContentError: under ``"error"`` outside collect mode.
+        """
+        options = self.options
+        if self.collect and options.unsupported == "error":
+            if where is None:
+                where = pointer(message) if block is None else pointer(message, "content", block)
+            reason = f"{what} cannot be sent to {options.provider}"
+            self.problems.append(Problem(where, "unsupported_content", reason))
+            return None
+        text = options.unsupported_content(what, message_index=message, block_index=block)
+        if text is None:
+            self.dropped += 1
+        return text
+
+
+def raise_problems(problems: Sequence[Problem], provider: str) -> None:
+    """Raise :func:`structural_error` when there are problems."""
+    if problems:
+        raise structural_error(problems, provider)
+
+
+def structural_error(problems: Sequence[Problem], provider: str) -> ConversionError:
+    """The exception ``encode`` raises for what ``check`` found.
+
+    :class:`UnsupportedContentError` when every problem is content the format cannot
+    carry (keyword ``unsupported_content``), else :class:`ConversionError`; either way
+    it lists every problem and names the message (and block) of the first.
+    """
+    message_index = block_index = None
+    for problem in problems:
+        parts = problem.pointer.split("/")
+        if len(parts) > 2 and parts[1] == "messages" and parts[2].isdigit():
+            message_index = int(parts[2])
+            if len(parts) > 4 and parts[3] == "content" and parts[4].isdigit():
+                block_index = int(parts[4])
+            break
+    unsupported = all(problem.keyword == "unsupported_content" for problem in problems)
+    count = len(problems)
+    if unsupported:
+        kind: type[ConversionError] = UnsupportedContentError
+        reason = f"{count} part{'s' * (count != 1)} {provider} cannot carry"
+    else:
+        kind = ConversionError
+        reason = f"{count} structural problem{'s' * (count != 1)}"
+    return kind(
+        reason,
+        provider=provider,
+        message_index=message_index,
+        block_index=block_index,
+        problems=problems,
+    )
+
+
+def tool_pairing_problems(
+    messages: Sequence[Message],
+    *,
+    adjacent: bool,
+    provider: str,
+    include_invalid: bool = False,
+    requirement: str = "requires one",
+) -> list[Problem]:
+    """Tool calls and results that do not pair up.
+
+    Every tool result must answer a call of an earlier assistant message that no
+    result has answered yet; every call must be answered, and call ids must be
+    unique. With ``adjacent``, the results must come right after the assistant
+    message, before any other message (OpenAI Chat Completions). With
+    ``include_invalid``, invalid tool calls that have an id count as calls (formats
+    that send them back, and so need their results).
+    """
+    problems: list[Problem] = []
+    # call id -> where it is (message, list, position): pointers are built for problems only
+    pending: dict[str, tuple[int, str, int]] = {}
+    answered: set[str] = set()
+
+    def unanswered(before: int) -> None:
+        for call_id, (index, field, position) in pending.items():
+            problems.append(
+                Problem(
+                    pointer(index, field, position, "id"),
+                    "unanswered_tool_call",
+                    f"tool call {call_id!r} has no tool result"
+                    + (f" before message {before}" if before >= 0 else "")
+                    + f" ({provider} {requirement})",
+                )
+            )
+        pending.clear()
+
+    def called(call_id: str, where: tuple[int, str, int]) -> None:
+        if call_id in pending or call_id in answered:
+            problems.append(
+                Problem(
+                    pointer(*where, "id"),
+                    "duplicate_tool_call_id",
+                    f"tool call id {call_id!r} is used twice",
+                )
+            )
+        pending[call_id] = where
+
+    for index, message in enumerate(messages):
+        if isinstance(message, ToolMessage):
+            call_id = message.tool_call_id
+            if call_id in pending:
+                pending.pop(call_id)
+                answered.add(call_id)
+            else:
+                reason = (
+                    "answers a call that was already answered"
+                    if call_id in answered
+                    else "answers no earlier tool call"
+                )
+                problems.append(
+                    Problem(
+                        pointer(index, "tool_call_id"),
+                        "orphan_tool_result",
+                        f"tool result for {call_id!r} {reason}",
+                    )
+                )
+            continue
+        if pending and (adjacent or isinstance(message, AssistantMessage)):
+            unanswered(index)
+        if isinstance(message, AssistantMessage):
+            for position, call in enumerate(message.tool_calls):
+                called(call.id, (index, "tool_calls", position))
+            if include_invalid:
+                for position, invalid in enumerate(message.invalid_tool_calls):
+                    if invalid.id is not None:
+                        called(invalid.id, (index, "invalid_tool_calls", position))
+    unanswered(-1)
+    return problems

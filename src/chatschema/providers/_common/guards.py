@@ -1,0 +1,114 @@
+"""Guards around the codec verbs.
+
+Runaway nesting and bad JSON text never escape as ``RecursionError`` or
+``ValueError``, and the cyclic collector rests while a verb runs.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
+
+import pydantic
+
+from chatschema import limits
+from chatschema._gc import collector_paused
+from chatschema.errors import ConversionError
+
+__all__ = ["decoder", "depth_error", "guarded", "loads", "too_deep_error"]
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def depth_error(payload: Any, provider: str, *, where: str = "input") -> ConversionError | None:
+    """The error for a payload nested deeper than :data:`chatschema.limits.MAX_DEPTH`.
+
+    None when the payload is within the limit. The problem's pointer names the
+    first value past it.
+    """
+    problem = limits.depth_problem(payload)
+    if problem is None:
+        return None
+    return ConversionError(f"{where} {problem.message}", provider=provider, problems=[problem])
+
+
+def too_deep_error(provider: str, value: Any = None) -> ConversionError:
+    """The error for input nested past what the interpreter can walk, naming where."""
+    problem = (None if value is None else limits.depth_problem(value)) or limits.too_deep()
+    return ConversionError(
+        f"input nested too deeply to convert: {problem.message}",
+        provider=provider,
+        problems=[problem],
+    )
+
+
+def loads(text: str | bytes | bytearray, provider: str) -> Any:
+    """JSON text as data; bad or too deep JSON is a :class:`ConversionError`."""
+    try:
+        return json.loads(text)
+    except ValueError as error:
+        raise ConversionError(f"not valid JSON: {error}", provider=provider) from None
+    except RecursionError:
+        raise too_deep_error(provider) from None
+
+
+def decoder(provider: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
+    """Guard a codec's ``decode_*`` verb (payload first) against runaway nesting.
+
+    A payload nested deeper than :data:`chatschema.limits.MAX_DEPTH` is refused with
+    a :class:`ConversionError` naming where, before any work: every value the decoder
+    then reads is shallow enough to walk, copy and serialize without recursion
+    trouble. The walk costs about 5% of decoding. A payload given as JSON text is
+    parsed here.
+    """
+
+    def decorate(function: Callable[_P, _R]) -> Callable[_P, _R]:
+        @functools.wraps(function)
+        def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+            if args:
+                payload = args[0]
+                if isinstance(payload, (str, bytes, bytearray)):
+                    payload = loads(payload, provider)
+                    args = (payload, *args[1:])  # type: ignore[assignment]
+                error = depth_error(payload, provider)
+                if error is not None:
+                    raise error
+            try:
+                return function(*args, **kwargs)
+            except RecursionError:  # a string of JSON inside, nested past the limit
+                raise too_deep_error(provider) from None
+
+        return collector_paused(wrapper)
+
+    return decorate
+
+
+def guarded(provider: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
+    """Guard ``encode`` / ``check`` against models nested past what can be walked.
+
+    Models built in code (a ``NonStandardBlock`` value, tool arguments) can nest
+    deeper than the interpreter recurses: they raise :class:`ConversionError`,
+    never ``RecursionError``; a model the encoder builds and pydantic refuses is a
+    :class:`ConversionError` too, never a bare pydantic error.
+    """
+
+    def decorate(function: Callable[_P, _R]) -> Callable[_P, _R]:
+        @functools.wraps(function)
+        def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+            try:
+                return function(*args, **kwargs)
+            except pydantic.ValidationError as error:
+                first = error.errors(include_url=False, include_input=False)[0]
+                where = "/".join(str(part) for part in first["loc"])
+                raise ConversionError(
+                    f"invalid data: {first['msg']} at {where}", provider=provider
+                ) from None
+            except RecursionError:
+                raise too_deep_error(provider, args[0] if args else None) from None
+
+        return collector_paused(wrapper)
+
+    return decorate

@@ -1,0 +1,1 @@
+"""Tests of the provider codecs, one package per format."""
