@@ -5,12 +5,17 @@ by hand; what they share beyond the schema lives here, and the generator names t
 classes as their bases (``[tool.datamodel-codegen]`` in ``pyproject.toml`` and the
 base-class map in ``codegen/generate.py``).
 
-Nothing here may import the generated models: they import this module.
+Nothing here may import the generated models: they import this module. What the
+bases do beyond the schema - reprs that mask opaque data, ``usage + usage``,
+``chunk + chunk`` and ``to_message()``, the text views of a message - lives in small
+modules beneath them (:mod:`chatschema._masking`, :mod:`chatschema._usage`,
+:mod:`chatschema._chunks`, :mod:`chatschema._render`) that import no models either;
+where they must build a model, the classes are handed in: each generated class is
+registered in :data:`chatschema._generated.GENERATED` as it is defined.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import (
     TYPE_CHECKING,
@@ -26,11 +31,19 @@ from typing import (
 )
 
 from pydantic import BaseModel, ConfigDict, model_validator
-
-if TYPE_CHECKING:
-    from chatschema_models.message import AssistantMessage
 from pydantic_core import PydanticCustomError
 from typing_extensions import Self
+
+from chatschema._chunks import add_chunks, to_message
+from chatschema._generated import GENERATED
+from chatschema._masking import masked_field
+from chatschema._render import content_to_str, pretty_repr
+from chatschema._usage import add_usage
+
+if TYPE_CHECKING:
+    from chatschema_models.chunk import AssistantMessageChunk
+    from chatschema_models.message import AssistantMessage, Message
+    from chatschema_models.usage import Usage
 
 __all__ = [
     "ChunkBase",
@@ -61,77 +74,6 @@ else:
 
 
 _TAG_FIELDS = ("type", "role")
-_OPAQUE_FIELDS = frozenset({"signature", "encrypted_content"})
-# Opaque values providers put inside provider data (extras, non-standard blocks).
-_OPAQUE_KEYS = frozenset(
-    {
-        "signature",
-        "encrypted_content",
-        "encrypted_index",
-        "thought_signature",
-        "thoughtSignature",
-        "redacted_thinking",
-    }
-)
-_OPAQUE_KEY = "signature"  # stands for any opaque key
-_SHORTENED_FIELDS = frozenset({"base64"})
-_SHOWN_CHARACTERS = 24
-
-
-class _Elided:
-    """Stands in for an opaque or long value in a repr."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def __repr__(self) -> str:
-        return self.text
-
-
-# Free-form data deeper than this is shown as ``{...}`` / ``[...]`` in reprs (so a
-# repr never exhausts the stack), and strings that look like inline data are cut.
-_REPR_DEPTH = 20
-_INLINE_DATA = re.compile(r"[A-Za-z0-9+/=_-]*")
-_LONG_DATA = 64
-
-
-def _shown_string(key: Any, text: str) -> Any:
-    """A string of provider data for a repr: opaque values elided, inline data cut."""
-    if key in _OPAQUE_KEYS:
-        return _Elided(f"<opaque, {len(text)} characters>")
-    if len(text) > _LONG_DATA and (text.startswith("data:") or _INLINE_DATA.fullmatch(text)):
-        return _Elided(f"'{text[:_SHOWN_CHARACTERS]}...' ({len(text)} characters)")
-    return text
-
-
-def _masked(value: Any, depth: int = 0) -> Any:
-    """Free-form data for reprs: opaque values elided, inline data cut, depth bounded."""
-    if isinstance(value, dict):
-        if value and depth >= _REPR_DEPTH:
-            return _Elided("{...}")
-        # Anthropic's redacted thinking keeps its encrypted data under a plain "data"
-        opaque = "data" if value.get("type") == "redacted_thinking" else None
-        return {
-            key: (
-                _shown_string(_OPAQUE_KEY if key == opaque else key, item)
-                if isinstance(item, str)
-                else _masked(item, depth + 1)
-            )
-            for key, item in value.items()
-        }
-    if isinstance(value, list):
-        if value and depth >= _REPR_DEPTH:
-            return _Elided("[...]")
-        return [
-            _shown_string(None, item) if isinstance(item, str) else _masked(item, depth + 1)
-            for item in value
-        ]
-    return value
-
-
-def masked_repr(value: Any) -> str:
-    """``repr`` of free-form data as models show it (see :func:`_masked`)."""
-    return repr(_masked(value))
 
 
 class WireModel(BaseModel):
@@ -154,6 +96,8 @@ class WireModel(BaseModel):
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
+        if cls.__module__.startswith("chatschema_models."):
+            GENERATED[cls.__name__] = cls  # handed in (see chatschema._generated)
         for name in _TAG_FIELDS:
             field = cls.model_fields.get(name)
             annotation = field.annotation if field is not None else None
@@ -171,17 +115,7 @@ class WireModel(BaseModel):
         for name, value in super().__repr_args__():
             if value is None and name not in fields_set:
                 continue
-            if name in _OPAQUE_FIELDS and isinstance(value, str):
-                value = _Elided(f"<opaque, {len(value)} characters>")
-            elif isinstance(value, (dict, list)):
-                value = _masked(value)
-            elif (
-                isinstance(value, str)
-                and len(value) > _SHOWN_CHARACTERS
-                and (name in _SHORTENED_FIELDS or (name == "url" and value.startswith("data:")))
-            ):
-                value = _Elided(f"'{value[:_SHOWN_CHARACTERS]}...' ({len(value)} characters)")
-            yield name, value
+            yield name, masked_field(name, value)
 
     def __init__(self, /, **data: Any) -> None:
         tag = self.__cs_tag__
@@ -254,29 +188,12 @@ class ChunkBase(TaggedModel):
 
     def __add__(self, other: object) -> Self:
         if isinstance(other, ChunkBase):
-            result: Self = (_STREAMING or _streaming()).add_chunks(self, other)
-            return result
+            return cast(Self, add_chunks(self, other))
         return NotImplemented
 
     def to_message(self) -> AssistantMessage:
         """The finished message: tool-call arguments parsed, once, strictly."""
-        accumulator = _streaming().ChunkAccumulator()
-        accumulator.add(self)
-        message: AssistantMessage = accumulator.to_message()
-        return message
-
-
-def _streaming() -> Any:
-    """``chatschema.streaming``, imported on first use (it imports the models)."""
-    global _STREAMING
-    if _STREAMING is None:
-        import chatschema.streaming as module
-
-        _STREAMING = module
-    return _STREAMING
-
-
-_STREAMING: Any = None
+        return to_message(cast("AssistantMessageChunk", self))
 
 
 class MessageBase(WireModel):
@@ -296,15 +213,11 @@ class MessageBase(WireModel):
         Text as it is; other blocks as a short placeholder (``[image: https://...]``,
         ``[file: report.pdf]``); opaque reasoning data and base64 are never shown.
         """
-        from chatschema.rendering import content_to_str
-
         return content_to_str(self)
 
     def pretty_repr(self) -> str:
         """A readable rendering for humans (see :func:`chatschema.pretty_repr`)."""
-        from chatschema.rendering import pretty_repr
-
-        return pretty_repr(cast(Any, self))
+        return pretty_repr(cast("Message", self))
 
 
 class UsageBase(WireModel):
@@ -313,7 +226,4 @@ class UsageBase(WireModel):
     def __add__(self, other: object) -> Self:
         if not isinstance(other, UsageBase):
             return NotImplemented
-        from chatschema.history import add_usage
-
-        result: Self = cast(Any, add_usage)(self, other)
-        return result
+        return cast(Self, add_usage(cast("Usage", self), cast("Usage", other)))

@@ -22,8 +22,9 @@ from chatschema_models.message import (
     ToolMessage,
     UserMessage,
 )
-from chatschema_models.usage import InputTokenDetails, OutputTokenDetails, Usage
 
+from chatschema._arguments import parse_arguments
+from chatschema._usage import add_usage
 from chatschema._wire import MessageBase
 from chatschema.errors import OptionError, Problem, ValidationError
 from chatschema.tokens import count_tokens_approximately
@@ -165,8 +166,6 @@ def _tool_call(call: Any) -> Any:
     error kept), as a model produced them.
     """
     if isinstance(call, Mapping) and isinstance(call.get("function"), Mapping):
-        from chatschema.providers._common import parse_arguments
-
         function = call["function"]
         raw = function.get("arguments")
         if raw is None or isinstance(raw, Mapping):
@@ -371,6 +370,36 @@ def trim_messages(
     )
 
 
+def _fill(
+    history: list[Message],
+    units: Iterable[tuple[int, int]],
+    budget: int,
+    count: Callable[[Message], int],
+    allow_partial: bool,
+    from_end: bool,
+    splitter: Callable[[str], list[str]],
+) -> list[list[Message]]:
+    """The units that fit ``budget``, taken in the order given until one does not.
+
+    With ``allow_partial``, the part of a single message at the boundary that fits
+    (:func:`_partial`, from its end when ``from_end``) is taken as a last unit.
+    """
+    taken: list[list[Message]] = []
+    used = 0
+    for start, end in units:
+        cost = sum(count(message) for message in history[start:end])
+        if used + cost <= budget:
+            taken.append(history[start:end])
+            used += cost
+            continue
+        if allow_partial and end - start == 1:
+            part = _partial(history[start], budget - used, count, from_end, splitter)
+            if part is not None:
+                taken.append([part])
+        break
+    return taken
+
+
 def _trim_first(
     history: list[Message],
     budget: int,
@@ -379,19 +408,8 @@ def _trim_first(
     ends: Callable[[Message], bool] | None,
     splitter: Callable[[str], list[str]],
 ) -> list[Message]:
-    kept: list[Message] = []
-    used = 0
-    for start, end in _units(history):
-        cost = sum(count(message) for message in history[start:end])
-        if used + cost <= budget:
-            kept.extend(history[start:end])
-            used += cost
-            continue
-        if allow_partial and end - start == 1:
-            part = _partial(history[start], budget - used, count, False, splitter)
-            if part is not None:
-                kept.append(part)
-        break
+    taken = _fill(history, _units(history), budget, count, allow_partial, False, splitter)
+    kept = [message for unit in taken for message in unit]
     if ends is not None:
         while kept and not ends(kept[-1]):
             _drop_last_unit(kept)
@@ -455,19 +473,7 @@ def _trim_last(
     units = _units_from_end(history, first)
     if ends is not None:
         units = itertools.dropwhile(lambda unit: not ends(history[unit[1] - 1]), units)
-    picked: list[list[Message]] = []
-    used = 0
-    for start, end in units:
-        cost = sum(count(message) for message in history[start:end])
-        if used + cost <= budget:
-            picked.append(history[start:end])
-            used += cost
-            continue
-        if allow_partial and end - start == 1:
-            part = _partial(history[start], budget - used, count, True, splitter)
-            if part is not None:
-                picked.append([part])
-        break
+    picked = _fill(history, units, budget, count, allow_partial, True, splitter)
     # `picked` runs from the last unit back. Never start with an orphan tool result;
     # then honour start_on, unit by unit.
     while picked and isinstance(picked[-1][0], ToolMessage):
@@ -603,32 +609,6 @@ def merge_message_runs(
                     update[name] = getattr(message, name)
         out[-1] = previous.model_copy(update=update)
     return out
-
-
-# -------------------------------------------------------------------------- usage
-
-
-def add_usage(left: Usage, right: Usage) -> Usage:
-    """The sum of two usages; details are added key by key (absent counts as 0)."""
-
-    def details(a: Any, b: Any, model: Any) -> Any:
-        if a is None or b is None:
-            return a if b is None else b
-        first, second = a.model_dump(exclude_none=True), b.model_dump(exclude_none=True)
-        return model(**{key: first.get(key, 0) + second.get(key, 0) for key in first | second})
-
-    fields: dict[str, Any] = {
-        "input_tokens": left.input_tokens + right.input_tokens,
-        "output_tokens": left.output_tokens + right.output_tokens,
-        "total_tokens": left.total_tokens + right.total_tokens,
-    }
-    inputs = details(left.input_token_details, right.input_token_details, InputTokenDetails)
-    outputs = details(left.output_token_details, right.output_token_details, OutputTokenDetails)
-    if inputs is not None:
-        fields["input_token_details"] = inputs
-    if outputs is not None:
-        fields["output_token_details"] = outputs
-    return Usage(**fields)
 
 
 # ----------------------------------------------------------------------- truncation

@@ -4,94 +4,20 @@
   media, never base64 or opaque reasoning data).
 - :func:`get_buffer_string`: a transcript, one ``Human: ...`` / ``AI: ...`` line each.
 - :func:`pretty_repr` / :func:`pretty_print`: a boxed rendering of a message.
+
+The views of one message or block live in :mod:`chatschema._render`, beneath the
+models (their base classes offer them as methods); they are re-exported here.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
-from typing import Any
 
 from chatschema_models.message import AssistantMessage, Message, ToolMessage
 
-__all__ = ["content_to_str", "get_buffer_string", "pretty_print", "pretty_repr"]
+from chatschema._render import block_to_str, content_to_str, pretty_repr, text_json
 
-_SHOWN_DATA = 40
-
-
-def _json(value: Any) -> str:
-    """Free-form data (tool arguments) as JSON text.
-
-    Data built in code that JSON cannot hold (nested past the interpreter's limit,
-    circular) is shown as a placeholder.
-    """
-    try:
-        return json.dumps(value, ensure_ascii=False, default=str)
-    except (RecursionError, ValueError):
-        return "<not representable as JSON: nested too deeply or circular>"
-
-
-def _source(block: Any) -> str:
-    url = getattr(block, "url", None)
-    if url is not None:
-        if url.startswith("data:"):  # inline data, as a URL: never shown
-            head, _, payload = url.partition(",")
-            mime = head[5:].split(";")[0] or "data"
-            return f"{mime}, {len(payload) * 3 // 4} bytes inline"
-        if len(url) > 80:
-            return f"{url[:60]}... ({len(url)} characters)"
-        return str(url)
-    base64 = getattr(block, "base64", None)
-    if base64 is not None:
-        size = len(base64) * 3 // 4
-        return f"{block.mime_type}, {size} bytes inline"
-    file_id = getattr(block, "file_id", None)
-    if file_id is not None:
-        return f"file {file_id}"
-    return ""
-
-
-def block_to_str(block: Any) -> str:
-    """One content block as a readable string (text as is, others a placeholder)."""
-    kind = block.type
-    if kind == "text":
-        return str(block.text)
-    if kind == "refusal":
-        return f"[refusal: {block.text}]"
-    if kind == "reasoning":
-        shown = block.text if block.text is not None else " ".join(block.summary or ())
-        opaque = " (with opaque data)" if block.signature or block.encrypted_content else ""
-        return f"[reasoning{opaque}: {shown}]" if shown else f"[reasoning{opaque}]"
-    if kind == "text-plain":
-        title = f" {block.title}" if block.title else ""
-        if block.text is not None:
-            return f"[document{title}]\n{block.text}"
-        return f"[document{title}: {_source(block)}]"
-    if kind == "file":
-        name = block.filename or _source(block)
-        return f"[file: {name}]"
-    if kind in ("image", "audio", "video"):
-        return f"[{kind}: {_source(block)}]"
-    if kind == "server_tool_call":
-        arguments = _json(block.arguments or {})
-        return f"[server tool call {block.name}: {arguments}]"
-    if kind == "server_tool_result":
-        return f"[server tool result for {block.tool_call_id}]"
-    return f"[{kind}]"
-
-
-def content_to_str(message: Any) -> list[str]:
-    """The content of a message as readable strings, one per block.
-
-    A string content is one item; text blocks are their text; media, documents,
-    refusals, reasoning and server tools become short placeholders. Base64 data and
-    opaque reasoning data (signatures, encrypted content) are never included.
-    """
-    content = message.content
-    if isinstance(content, str):
-        return [content] if content else []
-    return [block_to_str(block) for block in content]
-
+__all__ = ["block_to_str", "content_to_str", "get_buffer_string", "pretty_print", "pretty_repr"]
 
 _PREFIXES = {"system": "System", "user": "Human", "assistant": "AI", "tool": "Tool"}
 
@@ -116,53 +42,13 @@ def get_buffer_string(
         text = "\n".join(content_to_str(message))
         if isinstance(message, AssistantMessage) and message.tool_calls:
             calls = "\n".join(
-                f"{call.name}({_json(call.arguments)})" for call in message.tool_calls
+                f"{call.name}({text_json(call.arguments)})" for call in message.tool_calls
             )
             text = f"{text}\n{calls}" if text else calls
         if isinstance(message, ToolMessage):
             text = f"[result of {message.tool_call_id}] {text}"
         lines.append(f"{prefixes[message.role]}: {text}")
     return "\n".join(lines)
-
-
-def _title(text: str, width: int = 80) -> str:
-    padded = f" {text} "
-    left = (width - len(padded)) // 2
-    return "=" * left + padded + "=" * (width - left - len(padded))
-
-
-def pretty_repr(message: Message) -> str:
-    """A readable, boxed rendering of one message.
-
-    Like LangChain's ``pretty_repr``: a title line with the role (and name), then
-    the content, tool calls and tool-result status. Base64 data is summarized, and
-    signatures and encrypted reasoning are never shown.
-    """
-    role = message.role.capitalize()
-    if message.role == "user":
-        role = "Human"
-    elif message.role == "assistant":
-        role = "Ai"
-    lines = [_title(f"{role} Message")]
-    if message.name:
-        lines.append(f"Name: {message.name}")
-    lines.append("")
-    parts = content_to_str(message)
-    if parts:
-        lines.append("\n".join(parts))
-    if isinstance(message, AssistantMessage):
-        if message.tool_calls:
-            lines.append("Tool Calls:")
-            for call in message.tool_calls:
-                lines.append(f"  {call.name} ({call.id})")
-                lines.append(f"    Args: {_json(call.arguments)}")
-        for invalid in message.invalid_tool_calls:
-            lines.append(f"Invalid Tool Call: {invalid.name} ({invalid.id}): {invalid.error}")
-    if isinstance(message, ToolMessage):
-        lines.insert(1, f"Tool Call ID: {message.tool_call_id}")
-        if message.status != "success":
-            lines.append(f"Status: {message.status}")
-    return "\n".join(lines).rstrip("\n")
 
 
 def pretty_print(message: Message) -> None:

@@ -30,6 +30,7 @@ from pydantic import BaseModel, TypeAdapter
 
 from chatschema import limits
 from chatschema._gc import collector_paused
+from chatschema._masking import masked_repr
 from chatschema._models import MODELS
 from chatschema.errors import Problem, SchemaValidationError, ValidationError, json_pointer
 
@@ -185,8 +186,6 @@ def shown(value: Any) -> str:
             return repr(value)
         return f"{value[:_SHOWN_CHARACTERS]!r}... ({len(value):,} characters)"
     if isinstance(value, (dict, list)):
-        from chatschema._wire import masked_repr
-
         text = masked_repr(value)
         return text if len(text) <= 100 else text[:97] + "..."
     text = repr(value)

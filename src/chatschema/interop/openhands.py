@@ -39,16 +39,20 @@ from typing import Any, Final, Literal, cast
 from chatschema_models.content import ContentBlock
 from chatschema_models.conversation import Conversation
 from chatschema_models.message import (
-    AssistantMessage,
     Message,
-    SystemMessage,
-    ToolMessage,
-    UserMessage,
 )
-from pydantic import BaseModel
 
+from chatschema._arguments import parse_arguments
 from chatschema.errors import ConversionError, OptionError, UnsupportedContentError, ValidationError
-from chatschema.validation import parse, parse_message, parse_messages
+from chatschema.interop._common import (
+    ROLES,
+    fits,
+    neutral,
+    neutral_message,
+    nonempty_str,
+    plain,
+)
+from chatschema.validation import parse
 
 __all__ = [
     "NAMESPACE",
@@ -64,8 +68,6 @@ NAMESPACE: Final = "openhands"
 
 UnsupportedPolicy = Literal["error", "drop", "placeholder"]
 
-_NEUTRAL_CLASSES = (SystemMessage, UserMessage, AssistantMessage, ToolMessage)
-_ROLES = ("system", "user", "assistant", "tool")
 _MESSAGE_KEYS = (
     "role",
     "content",
@@ -120,7 +122,7 @@ def to_openhands(
     _check_policy(unsupported)
     return [
         _message_to_openhands(message, index, unsupported)
-        for index, message in enumerate(_neutral(messages))
+        for index, message in enumerate(neutral(messages))
     ]
 
 
@@ -135,7 +137,7 @@ def message_to_openhands(
         OptionError: an unknown ``unsupported`` policy.
     """
     _check_policy(unsupported)
-    model = message if isinstance(message, _NEUTRAL_CLASSES) else parse_message(message)
+    model = neutral_message(message)
     return _message_to_openhands(model, None, unsupported)
 
 
@@ -189,17 +191,6 @@ def _check_policy(unsupported: str) -> None:
         )
 
 
-def _neutral(messages: Iterable[Message | Mapping[str, Any]] | Conversation) -> list[Message]:
-    if isinstance(messages, Conversation):
-        return list(messages.messages)
-    if isinstance(messages, (str, bytes, bytearray, Mapping)) or not isinstance(messages, Iterable):
-        return parse_messages(cast(Any, messages))  # JSON text, or reports the type problem
-    items = list(messages)
-    if all(isinstance(item, _NEUTRAL_CLASSES) for item in items):
-        return cast(list[Message], items)
-    return parse_messages(cast(Any, items))
-
-
 def _namespace(extras: Any) -> dict[str, Any]:
     """``extras["openhands"]`` of a model's dict form (empty if none)."""
     if isinstance(extras, dict):
@@ -207,15 +198,6 @@ def _namespace(extras: Any) -> dict[str, Any]:
         if isinstance(value, dict):
             return value
     return {}
-
-
-def _plain(model: BaseModel) -> dict[str, Any]:
-    """What was set on a model, as plain data (values that are not JSON kept as they are)."""
-    return model.model_dump(exclude_unset=True)
-
-
-def _nonempty_str(value: Any) -> bool:
-    return isinstance(value, str) and value != ""
 
 
 def _data_url(url: str) -> tuple[str, str] | None:
@@ -361,7 +343,7 @@ class _Writer:
 
     def blocks(self, blocks: Sequence[ContentBlock]) -> None:
         for position, model in enumerate(blocks):
-            block = _plain(model)
+            block = plain(model)
             kind = block["type"]
             if kind == "text":
                 self.text(block)
@@ -443,7 +425,7 @@ class _Writer:
 
 
 def _message_to_openhands(message: Message, index: int | None, unsupported: str) -> dict[str, Any]:
-    data = _plain(message)
+    data = plain(message)
     role = data["role"]
     writer = _Writer(message, index, unsupported)
     if isinstance(message.content, str):
@@ -543,7 +525,7 @@ class _Reader:
             blocks.append(block)
         if blocks and cache:
             blocks[-1]["cache_control"] = dict(_CACHE)
-        if not blocks or not all(_fits(block, "ImageBlock") for block in blocks):
+        if not blocks or not all(fits(block, "ImageBlock") for block in blocks):
             # no neutral image for it (no URL, or one the neutral model rejects): kept
             value = {"cache_prompt": cache, "type": "image", "image_urls": urls, **rest}
             return [
@@ -579,7 +561,7 @@ class _Reader:
             if item_id is not None:
                 namespace["responses_item_id"] = item_id
             namespace.update(rest)
-            arguments, error = _parse_arguments(raw)
+            arguments, error = parse_arguments(raw)
             if arguments is not None and call_id and name:
                 if raw != json.dumps(arguments):
                     namespace["arguments"] = raw
@@ -639,7 +621,7 @@ class _Reader:
         block: dict[str, Any] = {"type": "reasoning", "provider": "openai_responses"}
         namespace: dict[str, Any] = {}
         item_id = rest.pop("id", None)
-        if _nonempty_str(item_id):
+        if nonempty_str(item_id):
             block["id"] = item_id
         elif item_id is not None:
             namespace["id"] = item_id
@@ -667,26 +649,6 @@ class _Reader:
         return block
 
 
-def _fits(value: Any, type_name: str) -> bool:
-    try:
-        parse(value, type_name)
-    except ValidationError:
-        return False
-    return True
-
-
-def _parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
-    if raw.strip() == "":
-        return {}, None
-    try:
-        value = json.loads(raw)
-    except ValueError as error:
-        return None, f"arguments are not valid JSON: {error}"
-    if not isinstance(value, dict):
-        return None, f"arguments must be a JSON object, not {type(value).__name__}"
-    return value, None
-
-
 def _as_dict(item: Any, index: int | None) -> dict[str, Any]:
     dump = getattr(item, "model_dump", None)
     if callable(dump) and not isinstance(item, Mapping):
@@ -704,8 +666,8 @@ def _message_from_openhands(item: Any, index: int | None) -> Message:
     data = _as_dict(item, index)
     reader = _Reader(index)
     role = data.get("role")
-    if role not in _ROLES:
-        raise reader.fail(f"unknown role {role!r}; expected one of {', '.join(_ROLES)}")
+    if role not in ROLES:
+        raise reader.fail(f"unknown role {role!r}; expected one of {', '.join(ROLES)}")
     out: dict[str, Any] = {"role": role}
     namespace: dict[str, Any] = {
         key: value for key, value in data.items() if key not in _MESSAGE_KEYS
@@ -713,13 +675,13 @@ def _message_from_openhands(item: Any, index: int | None) -> Message:
     items = reader.content(data.get("content", []))
     reasoning: list[dict[str, Any]] = []
     name = data.get("name")
-    if _nonempty_str(name):
+    if nonempty_str(name):
         out["name"] = name
     elif name is not None:
         namespace["name"] = name
     tool_call_id = data.get("tool_call_id")
     if role == "tool":
-        if not _nonempty_str(tool_call_id):
+        if not nonempty_str(tool_call_id):
             raise reader.fail("a tool message needs a non-empty tool_call_id")
         out["tool_call_id"] = tool_call_id
     elif tool_call_id is not None:
