@@ -473,7 +473,6 @@ _drop(
     "Gemini has no per-part cache marker (gemini.md, prompt_cache)",
 )
 _drop("CacheControl", "ttl", "gemini", "Gemini has no per-part cache marker")
-_drop("CacheControl", "ttl", "openai_responses", "sent only when 30m or 12h, Responses' values")
 _drop(
     "RefusalBlock ReasoningBlock",
     "cache_control",

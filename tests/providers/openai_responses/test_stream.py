@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import assembled
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from openai.types.responses import Response, ResponseStreamEvent, ResponseTextDeltaEvent
@@ -26,13 +27,12 @@ from chatschema import (
     ConversionError,
     ReasoningBlock,
     TextBlock,
-    merge_chunks,
     to_dict,
 )
 from chatschema.providers import openai_responses as R
 
 NAME = "openai_responses"
-PAYLOADS = Path(__file__).parent / "payloads" / NAME
+PAYLOADS = Path(__file__).parents[2] / "payloads" / NAME
 EVENT: TypeAdapter[Any] = TypeAdapter(ResponseStreamEvent)
 
 # ------------------------------------------------------------------ final responses
@@ -431,21 +431,6 @@ def cut(body: bytes, points: Iterable[int]) -> list[bytes]:
 
 
 # ------------------------------------------------------------------ assembling
-
-
-def assembled(chunks: list[AssistantMessageChunk]) -> dict[str, Any]:
-    """The message the chunks make, the same by all three ways of assembling them."""
-    assert chunks, "the stream gave no chunks"
-    accumulator = ChunkAccumulator()
-    for chunk in chunks:
-        accumulator.add(chunk)
-    by_accumulator = to_dict(accumulator.to_message())
-    total = chunks[0]
-    for chunk in chunks[1:]:
-        total = total + chunk
-    assert to_dict(total.to_message()) == by_accumulator
-    assert to_dict(merge_chunks(chunks).to_message()) == by_accumulator
-    return by_accumulator
 
 
 def decoded(stream: Iterable[Any]) -> dict[str, Any]:

@@ -15,24 +15,24 @@ import copy
 import itertools
 import json
 from collections.abc import Iterable, Iterator
-from functools import reduce
 from pathlib import Path
 from typing import Any
 
 import pytest
 from chatschema_models.chunk import AssistantMessageChunk
 from chatschema_models.message import AssistantMessage
+from conftest import assembled
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from openai.lib.streaming._deltas import accumulate_delta
 from openai.lib.streaming.chat import ChatCompletionStreamState
 from openai.types.chat import ChatCompletionChunk
 
-from chatschema import ChunkAccumulator, merge_chunks, to_dict
+from chatschema import parse, to_dict
 from chatschema.errors import ChatSchemaError, ConversionError
 from chatschema.providers import openai_chat as oc
 
-PAYLOADS = Path(__file__).parent / "payloads" / "openai_chat"
+PAYLOADS = Path(__file__).parents[2] / "payloads" / "openai_chat"
 FILES = {path.stem.removeprefix("stream_"): path for path in sorted(PAYLOADS.glob("stream_*.json"))}
 # The one stream whose assembled message differs (see test_text_then_citations_*).
 STRING_THEN_CITATIONS = "search_citations"
@@ -160,19 +160,13 @@ def decode(stream: Iterable[Any]) -> list[AssistantMessageChunk]:
     return list(oc.decode_stream(stream))
 
 
-def assembled(chunks: list[AssistantMessageChunk]) -> list[AssistantMessage]:
-    """The message, assembled the three ways."""
-    accumulator = ChunkAccumulator()
-    for chunk in chunks:
-        accumulator.add(chunk)
-    total = reduce(lambda left, right: left + right, chunks)
-    return [accumulator.to_message(), merge_chunks(chunks).to_message(), total.to_message()]
+def message_of(chunks: list[AssistantMessageChunk]) -> AssistantMessage:
+    """The message, assembled the three ways (which must agree), as a model."""
+    return parse(assembled(chunks), AssistantMessage)
 
 
 def assert_assembles_to(chunks: list[AssistantMessageChunk], response: dict[str, Any]) -> None:
-    expected = to_dict(oc.decode_response(response))
-    for message in assembled(chunks):
-        assert to_dict(message) == expected
+    assert assembled(chunks) == to_dict(oc.decode_response(response))
 
 
 def dumps(chunks: list[AssistantMessageChunk]) -> list[dict[str, Any]]:
@@ -217,7 +211,7 @@ def test_plain_text_streams_as_string_content() -> None:
     chunks = decode(load("text_usage")["events"])
     texts = [chunk.content for chunk in chunks if chunk.content]
     assert texts == ["Hello", "! How", " can I help", " you today?"]
-    message = assembled(chunks)[0]
+    message = message_of(chunks)
     assert message.content == "Hello! How can I help you today?"
     assert message.usage is not None and message.usage.total_tokens == 28
     assert [chunk.usage_mode for chunk in chunks if chunk.usage] == ["cumulative"]
@@ -236,7 +230,7 @@ def test_stream_cut_before_the_usage_chunk() -> None:
     response = complete(events)
     assert "usage" not in response
     assert_assembles_to(chunks, response)
-    assert assembled(chunks)[0].usage is None
+    assert message_of(chunks).usage is None
     assert chunks[-1].chunk_position == "last"  # the choice finished
 
 
@@ -245,14 +239,14 @@ def test_stream_cut_mid_arguments() -> None:
     chunks = decode(events)
     assert all(chunk.chunk_position is None for chunk in chunks)  # no proper end
     assert_assembles_to(chunks, complete(events))
-    message = assembled(chunks)[0]
+    message = message_of(chunks)
     assert message.finish_reason is None
     assert [call.arguments for call in message.invalid_tool_calls] == ['{"city":"Montr\\u00']
 
 
 def test_parallel_tool_calls_keep_their_exact_text_and_position() -> None:
     data = load("parallel_tools")
-    message = assembled(decode(data["events"]))[0]
+    message = message_of(decode(data["events"]))
     first, second = message.tool_calls
     assert (first.index, second.index) == (0, 1)
     assert first.arguments == {
@@ -273,7 +267,7 @@ def test_parallel_tool_calls_keep_their_exact_text_and_position() -> None:
 
 
 def test_reasoning_then_text_are_blocks() -> None:
-    message = assembled(decode(load("reasoning_deepseek")["events"]))[0]
+    message = message_of(decode(load("reasoning_deepseek")["events"]))
     assert to_dict(message)["content"] == [
         {
             "type": "reasoning",
@@ -282,13 +276,13 @@ def test_reasoning_then_text_are_blocks() -> None:
         },
         {"type": "text", "text": "6 x 7 = **42**."},
     ]
-    vllm = assembled(decode(load("reasoning_vllm")["events"]))[0]
+    vllm = message_of(decode(load("reasoning_vllm")["events"]))
     assert to_dict(vllm)["content"][0]["extras"] == {"openai_chat": {"field": "reasoning"}}
     assert vllm.usage is not None and vllm.usage.output_tokens == 9  # running totals, not summed
 
 
 def test_refusal() -> None:
-    message = assembled(decode(load("refusal")["events"]))[0]
+    message = message_of(decode(load("refusal")["events"]))
     assert to_dict(message)["content"] == [
         {
             "type": "refusal",
@@ -301,7 +295,7 @@ def test_refusal() -> None:
 
 
 def test_reasoning_with_citations_and_signature() -> None:
-    message = assembled(decode(load("reasoning_citations")["events"]))[0]
+    message = message_of(decode(load("reasoning_citations")["events"]))
     reasoning, text = to_dict(message)["content"]
     assert reasoning["text"] == "Search results say sunny."
     assert text["text"] == "Paris is sunny today [1]."
@@ -325,7 +319,7 @@ def test_text_then_citations_attach_to_the_streamed_text() -> None:
     # text block: it continues the string run, so they land on the text, as in
     # decode_response.
     events = load(STRING_THEN_CITATIONS)["events"]
-    content = to_dict(assembled(decode(events))[0])["content"]
+    content = assembled(decode(events))["content"]
     assert [block["text"] for block in content] == [
         "Paris is sunny today ([weather.example.com](https://weather.example.com/paris)).",
     ]
@@ -334,7 +328,7 @@ def test_text_then_citations_attach_to_the_streamed_text() -> None:
 
 
 def test_audio_keeps_its_id_and_the_whole_object() -> None:
-    message = assembled(decode(load("audio")["events"]))[0]
+    message = message_of(decode(load("audio")["events"]))
     assert message.extras == {"openai_chat": {"audio": {"id": "audio_68c8e0f1a2b48191"}}}
     assert message.response_metadata["openai_chat"]["audio"] == {  # type: ignore[index]
         "id": "audio_68c8e0f1a2b48191",
@@ -346,7 +340,7 @@ def test_audio_keeps_its_id_and_the_whole_object() -> None:
 
 def test_extra_choices_are_kept_like_decode_response_keeps_them() -> None:
     chunks = decode(load("n2_logprobs")["events"])
-    message = assembled(chunks)[0]
+    message = message_of(chunks)
     assert message.content == "No."
     metadata = message.response_metadata["openai_chat"]  # type: ignore[index]
     assert [token["token"] for token in metadata["logprobs"]["content"]] == ["No", "."]
@@ -432,7 +426,7 @@ def test_calls_without_index_or_reusing_one_get_the_next_position() -> None:
     }
     chunks = decode(events)
     assert_assembles_to(chunks, response)
-    calls = assembled(chunks)[0].tool_calls
+    calls = message_of(chunks).tool_calls
     assert [(call.index, call.id) for call in calls] == [(0, "a"), (1, "b"), (2, "c")]
     assert calls[2].extras == {"openai_chat": {"no_type": True}}
 
@@ -464,9 +458,9 @@ def test_custom_tool_call_input_streams_as_json_text() -> None:
     assert message["choices"][0]["message"]["tool_calls"][0]["custom"]["input"] == text
     chunks = decode(events)
     assert_assembles_to(chunks, message)
-    call = assembled(chunks)[0].tool_calls[0]
+    call = message_of(chunks).tool_calls[0]
     assert call.arguments == {"input": text}
-    assert oc.encode([assembled(chunks)[0]], check=False)["messages"][0]["tool_calls"] == [
+    assert oc.encode([message_of(chunks)], check=False)["messages"][0]["tool_calls"] == [
         {"id": "call_c", "type": "custom", "custom": {"name": "run_sql", "input": text}}
     ]
 
@@ -502,7 +496,7 @@ def test_empty_text_and_invalid_arguments() -> None:
     ]
     chunks = decode(events)
     assert_assembles_to(chunks, complete(events))
-    message = assembled(chunks)[0]
+    message = message_of(chunks)
     assert [call.index for call in message.invalid_tool_calls] == [0, 1]
     assert message.content == ""
 
@@ -515,7 +509,7 @@ def test_fields_that_only_come_as_null_are_no_fields() -> None:
     ]
     chunks = decode(events)
     assert_assembles_to(chunks, complete(events))
-    message = assembled(chunks)[0]
+    message = message_of(chunks)
     assert (message.content, message.extras) == ("Hi!", None)
 
 

@@ -24,6 +24,7 @@ from anthropic.types import (
     RawMessageStartEvent,
     RawMessageStopEvent,
 )
+from conftest import assembled
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -39,7 +40,7 @@ from chatschema import (
 )
 from chatschema.providers import anthropic as codec
 
-PAYLOADS = Path(__file__).parent / "payloads" / "anthropic"
+PAYLOADS = Path(__file__).parents[2] / "payloads" / "anthropic"
 STREAMS: dict[str, dict[str, Any]] = {
     path.stem.removeprefix("stream_"): json.loads(path.read_text("utf-8"))
     for path in sorted(PAYLOADS.glob("stream_*.json"))
@@ -61,30 +62,13 @@ def events_of(name: str) -> list[dict[str, Any]]:
     return copy.deepcopy(STREAMS[name]["events"])
 
 
-def assembled(chunks: list[AssistantMessageChunk]) -> list[dict[str, Any]]:
-    """The message, assembled three ways: accumulator, merge_chunks, ``+``."""
-    accumulator = ChunkAccumulator()
-    for chunk in chunks:
-        accumulator.add(chunk)
-    total = chunks[0]
-    for chunk in chunks[1:]:
-        total = total + chunk
-    return [
-        to_dict(accumulator.to_message()),
-        to_dict(merge_chunks(chunks).to_message()),
-        to_dict(total.to_message()),
-    ]
-
-
 def expected(response: Any) -> dict[str, Any]:
     return to_dict(codec.decode_response(response))
 
 
 def assert_assembles(stream: Any, response: Any) -> list[AssistantMessageChunk]:
     chunks = list(codec.decode_stream(stream))
-    want = expected(response)
-    for got in assembled(chunks):
-        assert got == want
+    assert assembled(chunks) == expected(response)
     return chunks
 
 
@@ -142,7 +126,7 @@ def test_raw_sse_and_sdk_objects_give_the_same_chunks(name: str) -> None:
     assert dumped(codec.decode_stream(validated)) == chunks_of_known
     constructed = [SDK_EVENTS[e["type"]].construct(**copy.deepcopy(e)) for e in known]
     assert dumped(codec.decode_stream(constructed)) == chunks_of_known
-    assert assembled(list(codec.decode_stream(validated)))[0] == expected(STREAMS[name]["response"])
+    assert assembled(list(codec.decode_stream(validated))) == expected(STREAMS[name]["response"])
 
 
 @pytest.mark.parametrize("name", sorted(STREAMS))
@@ -186,7 +170,7 @@ def test_text_streams_as_it_arrives() -> None:
 
 def test_thinking_signature_and_tool_positions_replay() -> None:
     chunks = list(codec.decode_stream(events_of("thinking_tools")))
-    message = assembled(chunks)[0]
+    message = assembled(chunks)
     reply = codec.decode_response(STREAMS["thinking_tools"]["response"])
     signature = STREAMS["thinking_tools"]["response"]["content"][0]["signature"]
     assert message["content"][0]["signature"] == signature  # byte for byte
@@ -241,7 +225,7 @@ def test_a_stream_cut_before_the_usage_chunk(name: str) -> None:
     if name != "server_tools":  # written out: the response without the message_delta
         response = copy.deepcopy(STREAMS[name]["response"])
         response.update(stop_reason=None, usage=start_usage)
-        assert assembled(chunks)[0] == expected(response)
+        assert assembled(chunks) == expected(response)
 
 
 STOP_REASONS = [
@@ -349,7 +333,7 @@ def test_tool_input_that_is_not_an_object(start_input: Any, fragments: list[str]
 def test_message_start_with_content_and_an_empty_stream() -> None:
     events = [*events_of("text")[:1], {"type": "message_stop"}]
     snapshot = sdk_snapshot(events)
-    assert assembled(list(codec.decode_stream(events)))[0] == expected(snapshot)
+    assert assembled(list(codec.decode_stream(events))) == expected(snapshot)
     assert expected(snapshot)["content"] == []  # a reply without blocks has empty content
     whole = copy.deepcopy(events)
     whole[0]["message"]["content"] = STREAMS["server_tools"]["response"]["content"]
@@ -681,7 +665,7 @@ def test_any_cut_of_the_raw_body_gives_the_same_chunks(name: str, cuts: list[int
     pieces = [body[a:b] for a, b in itertools.pairwise(points)]  # mid-line, mid-UTF-8
     chunks = list(codec.decode_stream(pieces))
     assert dumped(chunks) == BODY_CHUNKS[name]
-    assert assembled(chunks)[0] == expected(STREAMS[name]["response"])
+    assert assembled(chunks) == expected(STREAMS[name]["response"])
 
 
 def test_the_raw_body_cut_inside_a_utf8_character() -> None:

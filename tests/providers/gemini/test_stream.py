@@ -13,29 +13,25 @@ import copy
 import itertools
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import assembled
 from google.genai import types
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from chatschema import (
     AssistantMessageChunk,
-    ChunkAccumulator,
     ConversionError,
     merge_chunks,
     to_dict,
 )
 from chatschema.providers import gemini
+from providers.gemini.helpers import PAYLOADS, SIG_A, SIG_B, SIG_C
 
-PAYLOADS = Path(__file__).parent / "payloads" / "gemini"
 STREAMS = sorted(path.stem for path in PAYLOADS.glob("stream_*.json"))
 
-SIG_A = "CiQB0e2Kb3Q4d1lVbzdxQmZ2c0ZpaW5YbnJxUVVkZ2xRPT0="
-SIG_B = "EtYBCtMBAdHtim9yZWFsbHkgb3BhcXVlIHNpZ25hdHVyZSBieXRlcw=="
-SIG_C = "CiIB0e2KbzM0NTY3ODkwYWJjZGVmZ2g="
 _USER_DATA = {"args", "response"}
 
 
@@ -110,21 +106,6 @@ def complete(events: list[dict[str, Any]]) -> dict[str, Any]:
     return response
 
 
-def assembled(chunks: list[AssistantMessageChunk]) -> list[dict[str, Any]]:
-    """The message, assembled three ways."""
-    accumulator = ChunkAccumulator()
-    for chunk in chunks:
-        accumulator.add(chunk)
-    total = chunks[0]
-    for chunk in chunks[1:]:
-        total = total + chunk
-    return [
-        to_dict(accumulator.to_message()),
-        to_dict(merge_chunks(chunks).to_message()),
-        to_dict(total.to_message()),
-    ]
-
-
 def expected(events: list[dict[str, Any]]) -> dict[str, Any]:
     return to_dict(gemini.decode_response(complete(events)))
 
@@ -134,8 +115,7 @@ def check_stream(
 ) -> tuple[list[AssistantMessageChunk], dict[str, Any]]:
     chunks = list(gemini.decode_stream(events if source is None else source))
     want = expected(events)
-    for got in assembled(chunks):
-        assert got == want
+    assert assembled(chunks) == want
     return chunks, want
 
 
@@ -491,8 +471,7 @@ def test_sse_cut_inside_an_escape_and_inside_a_utf8_character() -> None:
         cut(raw, [wide + 1]),  # between the two bytes of the character
         [bytes([byte]) for byte in raw],  # one byte at a time
     ):
-        for got in assembled(list(gemini.decode_stream(source))):
-            assert got == want
+        assert assembled(list(gemini.decode_stream(source))) == want
 
 
 @settings(max_examples=60, deadline=None)
@@ -504,8 +483,7 @@ def test_sse_cut_anywhere_gives_the_same_message(data: st.DataObject, ascii: boo
     events = load(name)
     body = sse(events, ascii=ascii)
     positions = data.draw(st.lists(st.integers(0, len(body)), max_size=12))
-    for got in assembled(list(gemini.decode_stream(cut(body, positions)))):
-        assert got == expected(events)
+    assert assembled(list(gemini.decode_stream(cut(body, positions)))) == expected(events)
 
 
 # ------------------------------------------------------------------ random streams
@@ -632,11 +610,11 @@ def test_unknown_events_and_pings_are_ignored_and_new_fields_kept() -> None:
         + b'event: ping\ndata: {}\n\nevent: something_new\ndata: {"x": 1}\n\n'
         + sse(events[1:])
     )
-    assert assembled(list(gemini.decode_stream([body]))) == [expected(events)] * 3
+    assert assembled(list(gemini.decode_stream([body]))) == expected(events)
     assert list(gemini.decode_stream([{"type": "ping"}])) == []
     # a proxy that names its events: the name is not part of the response
     named = b"".join(b"event: message\n" + sse([event]) for event in events)
-    assert assembled(list(gemini.decode_stream([named]))) == [expected(events)] * 3
+    assert assembled(list(gemini.decode_stream([named]))) == expected(events)
     newer = [{**events[0], "newField": {"a": 1}}, *events[1:]]
     _, want = check_stream(newer)
     assert want["response_metadata"]["gemini"]["new_field"] == {"a": 1}

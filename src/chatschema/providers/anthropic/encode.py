@@ -1,0 +1,832 @@
+"""Encoding the neutral model as a Messages API request, and checking it.
+
+``check`` is the encoder in collect mode: one walk writes the request and notes
+every problem (:class:`~chatschema.providers._common.EncodePass`); ``encode``
+(with ``check=True``, the default) raises with all of them. The limits and cache
+markers are counted where the encoder writes them, so what is checked is what is
+sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from chatschema_models.content import (
+    AudioBlock,
+    CacheControl,
+    ContentBlock,
+    FileBlock,
+    ImageBlock,
+    NonStandardBlock,
+    PlainTextBlock,
+    ReasoningBlock,
+    RefusalBlock,
+    ServerToolCallBlock,
+    ServerToolResultBlock,
+    TextBlock,
+    VideoBlock,
+)
+from chatschema_models.conversation import Conversation
+from chatschema_models.message import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolMessage,
+)
+from chatschema_models.tool import (
+    NamedToolChoice,
+    NoneToolChoice,
+    RequiredToolChoice,
+    ToolCall,
+    ToolChoice,
+)
+from typing_extensions import Unpack
+
+from chatschema.errors import Problem
+from chatschema.providers._common import (
+    EncodeOptions,
+    EncodePass,
+    Options,
+    application_tools,
+    content_blocks,
+    extras_of,
+    foreign_tool_problems,
+    guarded,
+    inline_data,
+    is_foreign_tool,
+    joined_text,
+    pointer,
+    raise_problems,
+    to_conversation,
+    tool_call_as_text,
+    tool_result_as_text,
+    tools_as_text,
+)
+from chatschema.providers.anthropic.request import (
+    Turns,
+    as_system,
+    blank,
+    cache_wire,
+    citation_wire,
+    empty_turn,
+    grouped_turns,
+    interleave,
+    leading_system,
+    tool_ids,
+)
+from chatschema.providers.anthropic.wire import (
+    BLOCK_TYPES,
+    CACHE_TTLS,
+    IMAGE_MEDIA_TYPES,
+    MAX_CACHE_BREAKPOINTS,
+    MAX_IMAGE_BASE64_BYTES,
+    MAX_IMAGES,
+    MAX_REQUEST_INLINE_BYTES,
+    NAME,
+    SERVER_TOOLS,
+)
+
+# ================================================================= public verbs
+
+
+@guarded(NAME)
+def encode(messages: Any, **options: Unpack[EncodeOptions]) -> dict[str, Any]:
+    """Encode a conversation as the message part of a Messages API request.
+
+    Args:
+        messages: a Conversation, a list of messages, or their JSON-like dicts.
+        **options: see :class:`~chatschema.providers._common.EncodeOptions`;
+            ``system_role`` and ``reasoning_content`` do not apply here.
+
+    Returns:
+        ``{"system"?, "messages", "tools"?, "tool_choice"?}``, ready for
+        ``client.messages.create(model=..., max_tokens=..., **payload)``.
+
+    Raises:
+        ConversionError: with every structural problem :func:`check` finds.
+        UnsupportedContentError: for content Anthropic cannot take, under
+            ``unsupported="error"``.
+        ValidationError: for input that is not a conversation.
+        OptionError: for unknown options or bad values.
+    """
+    resolved = Options.resolve(NAME, options)
+    # With check on, the one pass collects every problem (unsupported content included)
+    encoder = _Encoder(to_conversation(messages), resolved, collect=resolved.check)
+    payload = encoder.run()
+    raise_problems(encoder.problems, NAME)
+    return payload
+
+
+@guarded(NAME)
+def check(messages: Any, **options: Unpack[EncodeOptions]) -> list[Problem]:
+    """Every structural problem that would make the Messages API refuse the request.
+
+    Tool calls not answered in the next user turn, orphan or repeated results,
+    content Anthropic cannot take (images without vision, other formats' hosted
+    tools ...) under ``unsupported="error"``, images over 5 MB of
+    base64 or of a media type the API does not take, more than 100 images, more
+    than 4 cache breakpoints or a cache ttl other than ``5m``/``1h``, more than
+    32 MB of inline data, messages that would be empty, and a named tool choice
+    that names no tool.
+
+    Raises:
+        ValidationError: for input that is not a conversation.
+        OptionError: for unknown options or bad values.
+    """
+    resolved = Options.resolve(NAME, options)
+    encoder = _Encoder(to_conversation(messages), resolved, collect=True)
+    encoder.run()
+    return encoder.problems
+
+
+# ====================================================================== encoder
+
+
+class _Encoder(EncodePass):
+    """Neutral conversation to the request's message part, in one pass.
+
+    In collect mode it also counts what the limits apply to (images, inline
+    bytes, cache breakpoints) where it writes them, and runs the rules that only
+    check (:func:`_pairing`, :func:`_totals`).
+    """
+
+    def __init__(self, conversation: Conversation, options: Options, *, collect: bool) -> None:
+        super().__init__(options, collect=collect)
+        self.conversation = conversation
+        self.parts = options.content_format == "parts"
+        self.string = options.content_format == "string"
+        native = options.native_tools
+        self.ids = tool_ids(conversation.messages) if native else {}
+        self.images = 0  # images sent so far
+        self.inline = 0  # base64 characters sent so far
+        self.breakpoints: list[str] = []  # where each cache marker sent is
+        self.empty: list[int] = []  # turns written without content
+
+    def run(self) -> dict[str, Any]:
+        """The request (``problems`` holds what collect mode found)."""
+        conversation = self.conversation
+        messages = conversation.messages
+        count = leading_system(messages)
+        turns = grouped_turns(messages, count)  # grouped once, for the rules and the encoder
+        native = self.options.native_tools
+        if self.collect and native:
+            self.problems.extend(foreign_tool_problems(conversation.tools, self.options))
+            self.problems.extend(_pairing(messages, turns))
+        # tools first: their cache markers come first in the API's count
+        tools = self.tools() if native and conversation.tools else []
+        payload: dict[str, Any] = {}
+        system = self.system(count)
+        if system is not None:
+            payload["system"] = system
+        payload["messages"] = self.turns(count, turns)
+        if native:
+            if tools:
+                payload["tools"] = tools
+            if conversation.tool_choice is not None and (tools or not conversation.tools):
+                # a tool choice goes only with tools, or where none were given
+                payload["tool_choice"] = _tool_choice_wire(conversation.tool_choice)
+        if self.collect:
+            _totals(self, turns)
+        return payload
+
+    # ------------------------------------------------------------------ helpers
+
+    def finish(
+        self,
+        wire: dict[str, Any],
+        model: Any,
+        marker: CacheControl | None = None,
+        at: tuple[str | int, ...] = (),
+    ) -> dict[str, Any]:
+        """Add the cache marker and the model's Anthropic extras to a wire dict.
+
+        ``at``: where the model is, for the cache markers counted: pointer parts
+        after ``/messages`` (``(index, "content", position)``), or ``("/tools", k)``.
+        """
+        cache = self.options.prompt_cache
+        if marker is not None and cache:
+            wire["cache_control"] = cache_wire(marker)
+            if self.collect:
+                self.breakpoint(marker, *at, "cache_control")
+        if model.extras:
+            for key, value in extras_of(model, NAME).items():
+                if key not in wire and (cache or key != "cache_control"):
+                    wire[key] = value
+                    if key == "cache_control" and self.collect:
+                        self.breakpoint(value, *at, "extras", NAME, "cache_control")
+        return wire
+
+    def breakpoint(self, value: Any, *at: str | int) -> None:
+        """Count a cache marker sent; Messages API, "Prompt caching": ttl 5m or 1h."""
+        if value is None:
+            return
+        where = ("/messages/" if isinstance(at[0], int) else "") + "/".join(map(str, at))
+        self.breakpoints.append(where)
+        ttl = (
+            value.ttl
+            if isinstance(value, CacheControl)
+            else (value.get("ttl") if isinstance(value, dict) else None)
+        )
+        if ttl is not None and not (isinstance(ttl, str) and ttl in CACHE_TTLS):
+            self.problem(where, "cache_ttl", f"cache ttl {ttl!r}: Anthropic takes '5m' or '1h'")
+
+    def refuse(self, what: str, index: int, position: int | None) -> dict[str, Any] | None:
+        """The unsupported-content policy for a block: a placeholder text block, or None."""
+        text = self.unsupported(what, index, position)
+        return None if text is None else {"type": "text", "text": text}
+
+    # ----------------------------------------------------------------- system
+
+    def system(self, count: int) -> str | list[dict[str, Any]] | None:
+        """The top-level ``system`` from the first ``count`` messages (None if empty)."""
+        messages = self.conversation.messages
+        parts = [self.system_content(as_system(messages[index]), index) for index in range(count)]
+        system: str | list[dict[str, Any]] | None
+        if len(parts) == 1:
+            system = parts[0]
+        elif self.string:
+            system = "\n".join(part for part in parts if isinstance(part, str))
+        else:
+            system = []
+            for part in parts:
+                if isinstance(part, str):
+                    if not blank(part):
+                        system.append({"type": "text", "text": part})
+                else:
+                    system.extend(part)
+        tools = application_tools(self.conversation.tools)
+        if tools and not self.options.native_tools:
+            text = tools_as_text(tools)
+            if isinstance(system, list) and system:
+                system.append({"type": "text", "text": text})
+            elif isinstance(system, str) and not blank(system):
+                system = f"{system}\n\n{text}"
+            else:
+                system = text
+        if not system or (isinstance(system, str) and blank(system)):
+            return None  # an empty system prompt is left out
+        return system
+
+    def system_content(self, message: SystemMessage, index: int) -> str | list[dict[str, Any]]:
+        """A system message's content: text (and Anthropic's own blocks) only."""
+        content = message.content
+        if isinstance(content, str) and not self.parts:
+            return content
+        blocks: list[dict[str, Any]] = []
+        for position, block in enumerate(content_blocks(content)):
+            if isinstance(block, TextBlock):
+                wire = self.text(block, index, position)
+            elif isinstance(block, NonStandardBlock):
+                wire = self.non_standard(block, index, position)
+            else:
+                wire = self.refuse(f"{block.type} block in a system message", index, position)
+            if wire is not None:
+                blocks.append(wire)
+        if self.string:
+            return "\n".join(block["text"] for block in blocks)
+        return blocks
+
+    # ------------------------------------------------------------------ turns
+
+    def turns(self, count: int, grouped: Turns) -> list[dict[str, Any]]:
+        """The wire messages of the ``grouped`` turns, without those drops left empty.
+
+        The API rejects empty content, so such a turn is not sent; the turns
+        around it are regrouped, so that neighbours of one role merge again.
+        """
+        messages = self.conversation.messages
+        out: list[dict[str, Any]] = []
+        skipped: set[int] = set()
+        for number, (role, indexes) in enumerate(grouped):
+            before = self.dropped
+            wire = self.turn(role, indexes)
+            if empty_turn(wire):
+                if self.dropped > before:
+                    skipped.update(indexes)
+                elif self.collect:
+                    self.empty.append(number)  # for the empty_content rule
+            out.append(wire)
+        if not skipped:
+            return out
+        # encoded again: the first pass already noted every problem and count
+        collect, self.collect = self.collect, False
+        out = [
+            self.turn(role, indexes) for role, indexes in grouped_turns(messages, count, skipped)
+        ]
+        self.collect = collect
+        return out
+
+    def turn(self, role: str, indexes: list[int]) -> dict[str, Any]:
+        """One wire message from the neutral messages at ``indexes``."""
+        messages = self.conversation.messages
+        if role == "system":
+            index = indexes[0]
+            content = self.system_content(as_system(messages[index]), index)
+            return {"role": "system", "content": content}
+        first: list[dict[str, Any]] = []  # tool results, first in a user turn
+        rest: list[dict[str, Any]] = []
+        only = messages[indexes[0]]
+        if (
+            len(indexes) == 1
+            and not self.parts
+            and isinstance(only.content, str)
+            and not isinstance(only, ToolMessage)
+            and not (
+                isinstance(only, AssistantMessage) and (only.tool_calls or only.invalid_tool_calls)
+            )
+        ):
+            return {"role": role, "content": only.content}
+        for index in indexes:
+            message = messages[index]
+            if isinstance(message, ToolMessage):
+                # Messages API, "Tool use": tool_result blocks come first in the user turn
+                first.extend(self.tool_result(message, index))
+            elif isinstance(message, AssistantMessage):
+                rest.extend(self.assistant(message, index))
+            else:
+                rest.extend(self.user_blocks(message.content, index))
+        blocks = first + rest
+        if not self.string:
+            return {"role": role, "content": blocks}
+        texts = [block["text"] for block in blocks if block["type"] == "text"]
+        others = [block for block in blocks if block["type"] != "text"]
+        text = "\n".join(texts)
+        if not others:
+            return {"role": role, "content": text}
+        text_block = [{"type": "text", "text": text}] if not blank(text) else []
+        # the results stay first in a user turn; the calls follow the text they led to
+        content = others + text_block if role == "user" else text_block + others
+        return {"role": role, "content": content}
+
+    # -------------------------------------------------------------- user side
+
+    def user_blocks(
+        self, content: str | Sequence[ContentBlock], index: int, *, text: bool = True
+    ) -> list[dict[str, Any]]:
+        """User content as wire blocks; ``text=False`` leaves text blocks out."""
+        if isinstance(content, str):
+            return [] if not text or blank(content) else [{"type": "text", "text": content}]
+        out: list[dict[str, Any]] = []
+        for position, block in enumerate(content):
+            if not text and isinstance(block, TextBlock):
+                continue
+            wire = self.user_block(block, index, position)
+            if wire is not None:
+                out.append(wire)
+        return out
+
+    def user_block(self, block: ContentBlock, index: int, position: int) -> dict[str, Any] | None:
+        """One block of user content or of a tool result."""
+        if isinstance(block, TextBlock):
+            return self.text(block, index, position)
+        if self.string:
+            return self.refuse(f"{block.type} block in string content", index, position)
+        if isinstance(block, ImageBlock):
+            return self.image(block, index, position)
+        if isinstance(block, (FileBlock, PlainTextBlock)):
+            return self.document(block, index, position)
+        if isinstance(block, NonStandardBlock):
+            return self.non_standard(block, index, position)
+        what = (
+            "audio"
+            if isinstance(block, AudioBlock)
+            else "video"
+            if isinstance(block, VideoBlock)
+            else f"{block.type} block in user content"
+        )
+        return self.refuse(what, index, position)
+
+    def text(
+        self, block: TextBlock | RefusalBlock, index: int, position: int
+    ) -> dict[str, Any] | None:
+        """A text block with its Anthropic citations (a refusal is sent as text)."""
+        if blank(block.text):
+            return None  # the API refuses empty and whitespace-only text blocks
+        wire: dict[str, Any] = {"type": "text", "text": block.text}
+        if self.string:
+            return wire  # joined into a string: no citations, no cache marker
+        if isinstance(block, TextBlock) and block.annotations is not None:
+            citations = [
+                citation
+                for citation in map(citation_wire, block.annotations)
+                if citation is not None
+            ]
+            if citations or not block.annotations:
+                wire["citations"] = citations
+        return self.finish(wire, block, block.cache_control, (index, "content", position))
+
+    def image(self, block: ImageBlock, index: int, position: int) -> dict[str, Any] | None:
+        """An image block, within the API's image limits (Messages API, "Vision")."""
+        if not self.options.vision:
+            return self.refuse("image (vision is off)", index, position)
+        inline = inline_data(block)
+        if self.collect:
+            self.image_limits(inline, index, position)
+        source: dict[str, Any]
+        if inline is not None:
+            source = {"type": "base64", "media_type": inline[0], "data": inline[1]}
+        elif block.url is not None:
+            source = {"type": "url", "url": block.url}
+        else:
+            source = {"type": "file", "file_id": block.file_id}
+        wire = {"type": "image", "source": source}
+        return self.finish(wire, block, block.cache_control, (index, "content", position))
+
+    def image_limits(self, inline: tuple[str, str] | None, index: int, position: int) -> None:
+        """Messages API, "Vision": 100 images, 5 MB of base64 each, four media types."""
+        self.images += 1
+        if self.images == MAX_IMAGES + 1:
+            self.problem(
+                pointer(index, "content", position),
+                "too_many_images",
+                f"more than {MAX_IMAGES} images in a request",
+            )
+        if inline is None:
+            return
+        mime, data = inline
+        self.inline += len(data)
+        if mime not in IMAGE_MEDIA_TYPES:
+            self.problem(
+                pointer(index, "content", position),
+                "image_media_type",
+                f"image type {mime!r}: Anthropic takes {sorted(IMAGE_MEDIA_TYPES)}",
+            )
+        if len(data) > MAX_IMAGE_BASE64_BYTES:
+            self.problem(
+                pointer(index, "content", position),
+                "image_too_large",
+                f"image exceeds 5 MB: {len(data)} base64 bytes > {MAX_IMAGE_BASE64_BYTES}",
+            )
+
+    def document(
+        self, block: FileBlock | PlainTextBlock, index: int, position: int
+    ) -> dict[str, Any] | None:
+        """A ``document`` block: plain text (by value or file id), or a PDF."""
+        at = (index, "content", position)
+        wire: dict[str, Any] = {"type": "document"}
+        if isinstance(block, PlainTextBlock):
+            if block.text is not None:
+                wire["source"] = {"type": "text", "media_type": "text/plain", "data": block.text}
+            elif block.file_id is not None:
+                wire["source"] = {"type": "file", "file_id": block.file_id}
+            else:
+                return self.refuse("plain-text document by URL or base64", index, position)
+            if block.title is not None:
+                wire["title"] = block.title
+            if block.context is not None:
+                wire["context"] = block.context
+            return self.finish(wire, block, block.cache_control, at)
+        # Messages API, "PDF support": documents other than plain text are PDFs
+        inline = inline_data(block)
+        if inline is not None:
+            if inline[0] != "application/pdf":
+                return self.refuse(f"file of type {inline[0]}", index, position)
+            wire["source"] = {"type": "base64", "media_type": "application/pdf", "data": inline[1]}
+            if self.collect:
+                self.inline += len(inline[1])
+        elif block.url is not None:
+            if block.mime_type not in (None, "application/pdf"):
+                return self.refuse(f"file of type {block.mime_type}", index, position)
+            wire["source"] = {"type": "url", "url": block.url}
+        else:
+            wire["source"] = {"type": "file", "file_id": block.file_id}
+        if block.filename is not None:
+            wire["title"] = block.filename
+        return self.finish(wire, block, block.cache_control, at)
+
+    def non_standard(
+        self, block: NonStandardBlock, index: int, position: int
+    ) -> dict[str, Any] | None:
+        """An Anthropic block the neutral model has no type for, sent as it came."""
+        kind = block.value.get("type")
+        ours = isinstance(kind, str) and (kind in BLOCK_TYPES or NAME in (block.extras or {}))
+        if self.string or not ours:
+            return self.refuse(f"non-standard block {kind!r}", index, position)
+        wire = dict(block.value)
+        if not self.options.prompt_cache:
+            wire.pop("cache_control", None)
+        elif block.cache_control is not None:
+            wire["cache_control"] = cache_wire(block.cache_control)
+            if self.collect:
+                self.breakpoint(block.cache_control, index, "content", position, "cache_control")
+        elif self.collect:
+            marker = wire.get("cache_control")
+            self.breakpoint(marker, index, "content", position, "value", "cache_control")
+        return wire
+
+    def tool_result(self, message: ToolMessage, index: int) -> list[dict[str, Any]]:
+        """A tool message: a ``tool_result`` block (text and its other blocks without tools)."""
+        if not self.options.native_tools:
+            content = message.content
+            text = tool_result_as_text(message, joined_text(content))
+            return [{"type": "text", "text": text}, *self.user_blocks(content, index, text=False)]
+        extras = extras_of(message, NAME)
+        wire: dict[str, Any] = {
+            "type": "tool_result",
+            "tool_use_id": self.ids.get(message.tool_call_id, message.tool_call_id),
+        }
+        content = message.content
+        if isinstance(content, str):
+            if content and self.parts:
+                wire["content"] = [{"type": "text", "text": content}]
+            elif content:
+                wire["content"] = content
+        else:
+            dropped = self.dropped
+            blocks = self.user_blocks(content, index)
+            if self.string:
+                text = "\n".join(block["text"] for block in blocks)
+                if text:
+                    wire["content"] = text
+            elif blocks or self.dropped == dropped:  # (emptied by drops: no content)
+                wire["content"] = blocks
+        if message.status == "error":
+            wire["is_error"] = True
+        elif extras.get("is_error") is False:
+            wire["is_error"] = False
+        cache = self.options.prompt_cache
+        for key, value in extras.items():
+            if (
+                key not in wire
+                and key not in ("is_error", "new_message")  # read above / a turn marker
+                and (cache or key != "cache_control")
+            ):
+                wire[key] = value
+                if key == "cache_control" and self.collect:
+                    self.breakpoint(value, index, "extras", NAME, "cache_control")
+        return [wire]
+
+    # --------------------------------------------------------- assistant side
+
+    def assistant(self, message: AssistantMessage, index: int) -> list[dict[str, Any]]:
+        """An assistant message: its blocks, with the tool calls back in place."""
+        foreign = message.provider is not None and message.provider != NAME
+        content = message.content
+        blocks: list[dict[str, Any]] = []
+        if isinstance(content, str) and not blank(content):  # (as a TextBlock of it)
+            blocks.append({"type": "text", "text": content})
+        for position, block in enumerate(content if isinstance(content, list) else ()):
+            wire = self.assistant_block(block, index, position, foreign=foreign)
+            if wire is not None:
+                blocks.append(wire)
+        calls = [
+            (call.index, self.tool_call(call, index, position))
+            for position, call in enumerate(message.tool_calls)
+        ]
+        for _invalid in message.invalid_tool_calls:
+            # Messages API, "Tool use": tool_use takes an ``input`` object, nothing else
+            placeholder = self.refuse("invalid tool call", index, None)
+            if placeholder is not None:
+                calls.append((None, placeholder))
+        return interleave(blocks, calls)
+
+    def assistant_block(
+        self, block: ContentBlock, index: int, position: int, *, foreign: bool = False
+    ) -> dict[str, Any] | None:
+        """One assistant block; ``foreign``: the message came from another format."""
+        if isinstance(block, (TextBlock, RefusalBlock)):
+            return self.text(block, index, position)
+        if isinstance(block, ReasoningBlock):
+            return self.reasoning(block, index, position)
+        if self.string:
+            return self.refuse(f"{block.type} block in string content", index, position)
+        at = (index, "content", position)
+        if isinstance(block, ServerToolCallBlock):
+            if (
+                block.id is None
+                or foreign
+                or not (block.name in SERVER_TOOLS or extras_of(block, NAME))
+            ):
+                return self.refuse(f"server tool call {block.name!r}", index, position)
+            wire: dict[str, Any] = {
+                "type": "server_tool_use",
+                "id": block.id,
+                "name": block.name,
+                "input": block.arguments if block.arguments is not None else {},
+            }
+            return self.finish(wire, block, block.cache_control, at)
+        if isinstance(block, ServerToolResultBlock):
+            kind = extras_of(block, NAME).get("type")
+            if not isinstance(kind, str):  # the wire type of the result is Anthropic's
+                return self.refuse("server tool result from another provider", index, position)
+            wire = {"type": kind, "tool_use_id": block.tool_call_id}
+            if "output" in block.model_fields_set:
+                wire["content"] = block.output
+            return self.finish(wire, block, block.cache_control, at)
+        if isinstance(block, NonStandardBlock):
+            return self.non_standard(block, index, position)
+        return self.refuse(f"{block.type} block in an assistant message", index, position)
+
+    def reasoning(self, block: ReasoningBlock, index: int, position: int) -> dict[str, Any] | None:
+        """Thinking replayed unchanged; other reasoning as text or left out (``reasoning``)."""
+        signed = block.signature is not None or block.encrypted_content is not None
+        if self.options.replays(block.provider) and (signed or self.options.reasoning != "text"):
+            if self.string:
+                return self.refuse("thinking block in string content", index, position)
+            wire: dict[str, Any]
+            if block.signature is not None:
+                wire = {
+                    "type": "thinking",
+                    "thinking": block.text or "",
+                    "signature": block.signature,
+                }
+            elif block.encrypted_content is not None:
+                wire = {"type": "redacted_thinking", "data": block.encrypted_content}
+            else:  # Messages API, "Extended thinking": the API rejects unsigned thinking
+                return self.refuse("Anthropic thinking without its signature", index, position)
+            # Messages API, "Prompt caching": thinking blocks take no cache marker
+            return self.finish(wire, block, None, (index, "content", position))
+        # reasoning="text": other providers' reasoning, and Anthropic thinking that
+        # lost its signature (the API would reject it as thinking), as plain text
+        if self.options.reasoning == "text":
+            text = block.text if block.text is not None else "\n".join(block.summary or ())
+            if not blank(text):
+                return {"type": "text", "text": text}
+        return None
+
+    def tool_call(self, call: ToolCall, index: int, position: int) -> dict[str, Any]:
+        """A ``tool_use`` block (text without native tools), under its wire id."""
+        if not self.options.native_tools:
+            return {"type": "text", "text": tool_call_as_text(call)}
+        wire = {
+            "type": "tool_use",
+            "id": self.ids.get(call.id, call.id),
+            "name": call.name,
+            "input": call.arguments,
+        }
+        return self.finish(wire, call, None, (index, "tool_calls", position))
+
+    # ------------------------------------------------------------------ tools
+
+    def tools(self) -> list[dict[str, Any]]:
+        """The tool definitions; other formats' hosted tools go to the policy."""
+        tools = self.conversation.tools or []
+        if not self.collect:  # (collect mode noted them in run)
+            raise_problems(foreign_tool_problems(tools, self.options), NAME)
+        out: list[dict[str, Any]] = []
+        for position, tool in enumerate(tools):
+            if is_foreign_tool(tool, NAME):
+                continue  # left out under "drop" and "placeholder": a tool has no text form
+            extras = extras_of(tool, NAME)
+            wire: dict[str, Any] = {"name": tool.name}
+            if extras.get("type") in (None, "custom"):
+                if tool.description is not None:
+                    wire["description"] = tool.description
+                wire["input_schema"] = tool.parameters
+                if tool.strict is not None:
+                    wire["strict"] = tool.strict
+            out.append(self.finish(wire, tool, None, ("/tools", position)))
+        return out
+
+
+def _tool_choice_wire(choice: ToolChoice) -> dict[str, Any]:
+    """``tool_choice``: ``auto`` / ``any`` / ``tool`` with ``disable_parallel_tool_use``."""
+    if isinstance(choice, NoneToolChoice):
+        return {"type": "none"}
+    wire: dict[str, Any]
+    if isinstance(choice, NamedToolChoice):
+        wire = {"type": "tool", "name": choice.name}
+    else:
+        wire = {"type": "any" if isinstance(choice, RequiredToolChoice) else "auto"}
+    if choice.parallel is not None:
+        wire["disable_parallel_tool_use"] = not choice.parallel
+    return wire
+
+
+# ========================================================== rules that only check
+
+
+def _totals(encoder: _Encoder, turns: Turns) -> None:
+    """The rules over the whole request, after the encoder's walk (collect mode)."""
+    conversation = encoder.conversation
+    messages = conversation.messages
+    options = encoder.options
+    if len(encoder.breakpoints) > MAX_CACHE_BREAKPOINTS:
+        encoder.problem(
+            encoder.breakpoints[MAX_CACHE_BREAKPOINTS],
+            "too_many_cache_breakpoints",
+            f"{len(encoder.breakpoints)} cache breakpoints; Anthropic takes at most "
+            f"{MAX_CACHE_BREAKPOINTS} per request (tools, system and messages)",
+        )
+    if encoder.inline > MAX_REQUEST_INLINE_BYTES:
+        encoder.problem(
+            "/messages",
+            "request_too_large",
+            f"{encoder.inline} bytes of inline data; Anthropic requests are limited to 32 MB",
+        )
+    for number in encoder.empty:  # a turn written with content has some
+        role, indexes = turns[number]
+        if role == "assistant" and number == len(turns) - 1:
+            continue  # a final assistant turn (prefill) may be empty
+        if not any(_has_content(messages[index], options) for index in indexes):
+            encoder.problem(
+                pointer(indexes[0], "content"),
+                "empty_content",
+                "this message would be empty; Anthropic requires content in every "
+                "message but a final assistant one",
+            )
+    choice = conversation.tool_choice
+    if (
+        options.native_tools
+        and isinstance(choice, NamedToolChoice)
+        and conversation.tools
+        and all(
+            tool.name != choice.name or is_foreign_tool(tool, NAME) for tool in conversation.tools
+        )
+    ):
+        encoder.problem(
+            "/tool_choice/name", "unknown_tool", f"tool_choice names no tool: {choice.name!r}"
+        )
+
+
+def _pairing(messages: Sequence[Message], turns: Turns) -> list[Problem]:
+    """Tool calls answered in the very next user turn, once each.
+
+    Unlike ``_common.tool_pairing_problems(adjacent=True)``, this works on wire
+    turns: consecutive assistant messages form one turn, and user text next to
+    the results is fine (the encoder puts the results first).
+    """
+    problems: list[Problem] = []
+    pending: dict[str, tuple[int, int]] = {}
+    answered: set[str] = set()
+
+    def unanswered(before: int | None) -> None:
+        """Note every call still pending (``before``: the message they needed to precede)."""
+        if not pending:
+            return
+        for call_id, (index, position) in pending.items():
+            where = f" before message {before}" if before is not None else ""
+            problems.append(
+                Problem(
+                    pointer(index, "tool_calls", position, "id"),
+                    "unanswered_tool_call",
+                    f"tool call {call_id!r} has no tool result in the next user turn{where} "
+                    "(anthropic requires one)",
+                )
+            )
+        pending.clear()
+
+    for role, indexes in turns:
+        if role == "user":
+            for index in indexes:
+                message = messages[index]
+                if not isinstance(message, ToolMessage):
+                    continue
+                call_id = message.tool_call_id
+                if call_id in pending:
+                    del pending[call_id]
+                    answered.add(call_id)
+                    continue
+                reason = (
+                    "answers a call that was already answered"
+                    if call_id in answered
+                    else "answers no tool call of the assistant turn before it"
+                )
+                problems.append(
+                    Problem(
+                        pointer(index, "tool_call_id"),
+                        "orphan_tool_result",
+                        f"tool result for {call_id!r} {reason}",
+                    )
+                )
+            unanswered(indexes[-1] + 1 if indexes[-1] + 1 < len(messages) else None)
+            continue
+        unanswered(indexes[0])
+        if role == "assistant":
+            for index in indexes:
+                message = messages[index]
+                assert isinstance(message, AssistantMessage)
+                for position, call in enumerate(message.tool_calls):
+                    if call.id in pending or call.id in answered:
+                        problems.append(
+                            Problem(
+                                pointer(index, "tool_calls", position, "id"),
+                                "duplicate_tool_call_id",
+                                f"tool call id {call.id!r} is used twice",
+                            )
+                        )
+                    pending[call.id] = (index, position)
+    unanswered(None)
+    return problems
+
+
+def _has_content(message: Message, options: Options) -> bool:
+    """Whether a message gives its wire turn content (the API refuses empty turns)."""
+    if isinstance(message, ToolMessage):
+        return True
+    if isinstance(message, AssistantMessage) and (message.tool_calls or message.invalid_tool_calls):
+        return True
+    content = message.content
+    if isinstance(content, str):
+        return not blank(content)
+    for block in content:
+        if isinstance(block, (TextBlock, RefusalBlock)):
+            if not blank(block.text):
+                return True
+        elif isinstance(block, ReasoningBlock):
+            if options.replays(block.provider) or options.reasoning == "text":
+                return True
+        else:
+            return True
+    return False

@@ -1,0 +1,490 @@
+"""Gemini histories and responses as neutral messages.
+
+:func:`decode_conversation` reads a ``generateContent`` request (what ``encode``
+writes, the REST camelCase shape or google-genai objects); :func:`decode_response`
+a ``GenerateContentResponse``. The parts themselves are read in ``blocks.py``,
+usage in ``usage.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chatschema_models.content import ContentBlock, TextBlock
+from chatschema_models.conversation import Conversation
+from chatschema_models.message import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+)
+from chatschema_models.tool import (
+    AutoToolChoice,
+    NamedToolChoice,
+    NoneToolChoice,
+    RequiredToolChoice,
+    ToolCall,
+    ToolChoice,
+    ToolDefinition,
+)
+from pydantic import ValidationError as PydanticValidationError
+
+from chatschema.providers._common import decoder, extras_of, guarded, set_extras
+from chatschema.providers.gemini.blocks import (
+    Call,
+    PartReader,
+    Scope,
+    as_content,
+    invalid,
+    message_content,
+    split,
+)
+from chatschema.providers.gemini.encode import tool_objects
+from chatschema.providers.gemini.usage import usage_of
+from chatschema.providers.gemini.wire import (
+    DATA_FIELDS,
+    FINISH_REASONS,
+    NAME,
+    READ,
+    REQUEST_KEYS,
+    SDK_ONLY,
+    load,
+    tool_output,
+    tool_response,
+)
+from chatschema.validation import shown
+
+
+@decoder(NAME)
+@guarded(NAME)
+def decode_conversation(payload: Any) -> Conversation:
+    """A Gemini request (what :func:`encode` returns) as a neutral conversation.
+
+    Args:
+        payload: ``{"contents", "system_instruction"?, "tools"?, "tool_config"?}``
+            with snake_case or REST camelCase keys (a ``config`` object with the
+            last three, as ``generate_content`` takes them, works too), a bare list
+            of contents, one content, JSON text, or google-genai SDK objects.
+
+    Returns:
+        The conversation. Tools other than function declarations (Google Search,
+        code execution ...) are tool definitions with ``provider="gemini"``, sent
+        back only to Gemini. Tool settings the neutral tool choice cannot say are
+        kept in ``metadata["gemini"]["tool_config"]``; they are not sent again
+        (metadata never is).
+
+    Raises:
+        ConversionError: for a payload that is not a Gemini conversation, naming the
+            content and part concerned.
+    """
+    data = load(payload)
+    extra: dict[str, Any] = {}
+    if isinstance(data, list):
+        request: dict[str, Any] = {"contents": data}
+    elif isinstance(data, dict) and "contents" in data:
+        request = dict(data)
+        config = request.pop("config", None)
+        if config is not None:
+            for key, value in READ.object(config, "config").items():
+                if key in REQUEST_KEYS:
+                    request.setdefault(key, value)
+                else:
+                    extra.setdefault("config", {})[key] = value
+    elif isinstance(data, dict) and (
+        "parts" in data or "role" in data or DATA_FIELDS.intersection(data)
+    ):
+        request = {"contents": [data]}
+    else:
+        READ.fail("expected {'contents': [...]} or a list of contents")
+    for key in list(request):
+        if key not in REQUEST_KEYS:
+            extra.setdefault("request", {})[key] = request.pop(key)
+
+    history = _Decoder()
+    if "system_instruction" in request:
+        history.messages.append(_system_message(request["system_instruction"]))
+    history.contents(READ.list(request["contents"], "contents"))
+    fields: dict[str, Any] = {"messages": history.messages}
+    if "tools" in request:
+        definitions = _tools(request["tools"])
+        if definitions:
+            fields["tools"] = definitions
+    if "tool_config" in request:
+        choice, exact = _tool_choice(request["tool_config"])
+        if choice is not None:
+            fields["tool_choice"] = choice
+        if not exact:
+            extra["tool_config"] = request["tool_config"]
+    if extra:
+        fields["metadata"] = {NAME: extra}
+    return Conversation(**fields)
+
+
+def decode_messages(payload: Any) -> list[Message]:
+    """The messages of a Gemini request (see :func:`decode_conversation`).
+
+    Raises:
+        ConversionError: for a payload that is not a Gemini conversation.
+    """
+    return decode_conversation(payload).messages
+
+
+@decoder(NAME)
+@guarded(NAME)
+def decode_response(payload: Any) -> AssistantMessage:
+    """A ``GenerateContentResponse`` as the assistant message it carries.
+
+    Args:
+        payload: the response as REST JSON (camelCase), snake_case data, JSON text,
+            or a ``google.genai.types.GenerateContentResponse``.
+
+    Returns:
+        The first candidate's content (other candidates, safety ratings, citation
+        and grounding metadata, prompt feedback and the raw usage go to
+        ``response_metadata["gemini"]``), with normalized finish reason and usage.
+        Every tool call's ``index`` is its part position (what
+        :func:`decode_stream` numbers calls by). Appended to a history, it encodes
+        back to exactly the candidate's content.
+
+    Raises:
+        ConversionError: for a payload that is not a Gemini response.
+    """
+    data = READ.object(load(payload), "a GenerateContentResponse")
+    metadata: dict[str, Any] = {
+        key: value
+        for key, value in data.items()
+        if key not in ("candidates", "model_version", "response_id") and key not in SDK_ONLY
+    }
+    fields: dict[str, Any] = {"provider": NAME}
+    model = data.get("model_version")
+    if isinstance(model, str) and model:
+        fields["model"] = model
+    response_id = data.get("response_id")
+    if isinstance(response_id, str) and response_id:
+        fields["response_id"] = response_id
+    candidates = READ.list(data.get("candidates", []), "candidates")
+    raw_reason: str | None = None
+    if candidates:
+        candidate = READ.object(candidates[0], "a candidate")
+        content = READ.object(candidate.get("content", {}), "candidate content")
+        if content.get("role", "model") != "model":
+            READ.fail(f"a candidate's content has role {content.get('role')!r}")
+        parts = READ.list(content.get("parts", []), "candidate parts")
+        scope = Scope(data.get("response_id"), parts)
+        fields.update(_Decoder().model_turn(parts, 0, scope, positions=True))
+        reason = candidate.get("finish_reason")
+        if reason is not None:
+            raw_reason = READ.string(reason, "finish_reason")
+            normalized = FINISH_REASONS.get(raw_reason, "other")
+            # Gemini says STOP after function calls too: the neutral reason is tool_calls
+            if normalized == "stop" and fields.get("tool_calls"):
+                normalized = "tool_calls"
+            fields["finish_reason"] = normalized
+        metadata.update(
+            (key, value)
+            for key, value in candidate.items()
+            if key not in ("content", "finish_reason")
+        )
+        if len(candidates) > 1:
+            metadata["candidates"] = candidates[1:]
+    else:
+        feedback = data.get("prompt_feedback")
+        # PromptFeedback: a blocked prompt has no candidates, only a block_reason
+        if isinstance(feedback, dict) and isinstance(feedback.get("block_reason"), str):
+            raw_reason = feedback["block_reason"]
+            fields["finish_reason"] = "content_filter"
+    if raw_reason is not None:
+        fields["raw_finish_reason"] = raw_reason
+    usage = data.get("usage_metadata")
+    if usage is not None:
+        fields["usage"] = usage_of(READ.object(usage, "usage_metadata"))
+    if metadata:
+        fields["response_metadata"] = {NAME: metadata}
+    return AssistantMessage(**fields)
+
+
+# ------------------------------------------------------------------------ messages
+
+
+class _Decoder(PartReader):
+    """Turns Gemini contents into neutral messages, in one pass."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.messages: list[Message] = []
+
+    def contents(self, contents: list[Any]) -> None:
+        """Read a request's contents, in order."""
+        for index, content in enumerate(contents):
+            try:
+                self.content(content, index)
+            except PydanticValidationError as error:  # a value the neutral model refuses
+                raise invalid(error, index) from None
+
+    def content(self, content: Any, index: int) -> None:
+        """Read one content: a model turn, or a user turn (text and function responses)."""
+        if isinstance(content, str):
+            self.messages.append(UserMessage(content=content))
+            return
+        content = as_content(READ.object(content, "a content", index))
+        role = content.get("role", "user")
+        parts = READ.list(content.get("parts", []), "parts", index)
+        if role == "model":
+            self.messages.append(AssistantMessage(**self.model_turn(parts, index, str(index))))
+        elif role in ("user", "function"):
+            self.user_turn(parts, index, None if role == "user" else role)
+        else:
+            READ.fail(f"unknown role {shown(role)} (Gemini has 'user' and 'model')", index)
+
+    def model_turn(
+        self, parts: list[Any], index: int, scope: Scope | str, *, positions: bool = False
+    ) -> dict[str, Any]:
+        """Keyword arguments of the AssistantMessage for a model content's parts.
+
+        ``positions``: every call keeps its part position in ``ToolCall.index`` (a
+        response, as its stream numbers calls); otherwise only calls interleaved
+        with other parts do (a history).
+        """
+        self.start_turn()
+        blocks: list[ContentBlock] = []
+        calls: list[dict[str, Any]] = []
+        for position, part in enumerate(parts):
+            key, meta = split(part, index, position)
+            if key == "function_call":
+                call = self.call(part[key], meta, index, position, scope)
+                call["index"] = position
+                calls.append(call)
+            else:
+                blocks.append(self.block(part, key, meta, index, position, scope))
+        if not positions and all(call["index"] >= len(blocks) for call in calls):
+            for call in calls:  # calls after all other parts: the default order
+                del call["index"]
+        fields: dict[str, Any] = {}
+        content = message_content(blocks)
+        if content != "":
+            fields["content"] = content
+        if calls:
+            fields["tool_calls"] = [ToolCall(**call) for call in calls]
+        return fields
+
+    def user_turn(self, parts: list[Any], index: int, role: str | None) -> None:
+        """One user content: user messages and tool messages, in part order."""
+        turn: list[Message] = []
+        blocks: list[ContentBlock] | None = None
+        for position, part in enumerate(parts):
+            key, meta = split(part, index, position)
+            if key == "function_response":
+                if blocks is not None:
+                    turn.append(UserMessage(content=message_content(blocks)))
+                    blocks = None
+                turn.append(self.tool_message(part[key], meta, index, position))
+            else:
+                if blocks is None:
+                    blocks = []
+                blocks.append(self.block(part, key, meta, index, position, str(index)))
+        if blocks is not None or not turn:
+            turn.append(UserMessage(content=message_content(blocks or [])))
+        previous = self.messages[-1] if self.messages else None
+        for position, message in enumerate(turn):
+            joins = position > 0
+            default = isinstance(message, ToolMessage) and isinstance(previous, ToolMessage)
+            extras: dict[str, Any] = {}
+            if joins != default:
+                extras["join"] = joins
+            if position == 0 and role is not None:
+                extras["role"] = role
+            if extras:
+                message.extras = {NAME: {**extras_of(message, NAME), **extras}}
+            self.messages.append(message)
+            previous = message
+
+    def tool_message(self, value: Any, meta: dict[str, Any], index: int, position: int) -> Message:
+        """The ToolMessage of a ``function_response`` part, paired with its call."""
+        response = READ.object(value, "function_response", index, position)
+        name = response.get("name")
+        if name is not None and not isinstance(name, str):
+            READ.fail("function_response.name must be a string", index, position)
+        wire_id = response.get("id")
+        if wire_id is not None and not isinstance(wire_id, str):
+            READ.fail("function_response.id must be a string", index, position)
+        body = response.get("response")
+        if body is not None and not isinstance(body, dict):
+            READ.fail("function_response.response must be an object", index, position)
+        call = self._match(wire_id, name)
+        extras: dict[str, Any] = {}
+        fields: dict[str, Any] = {}
+        if call is not None:
+            fields["tool_call_id"] = call.id
+            if name and name != call.name:
+                fields["name"] = name
+            if wire_id is None:
+                if call.sends_id:
+                    extras["id_absent"] = True
+            elif not (call.sends_id and wire_id == call.id):
+                extras["id"] = wire_id
+        else:
+            if wire_id:
+                fields["tool_call_id"] = wire_id
+            else:
+                fields["tool_call_id"] = f"gemini_result_{index}_{position}"
+                extras["synthesized_id"] = True
+                if wire_id == "":
+                    extras["id"] = ""
+            if name:
+                fields["name"] = name
+        text, status = tool_output(body)
+        if tool_response(text, status) != body:
+            extras["response"] = body
+        if status == "error":
+            fields["status"] = status
+        media: list[ContentBlock] = []
+        for item in READ.list(response.get("parts", []), "function_response.parts", index):
+            key, item_meta = split(item, index, position)
+            media.append(self.block(item, key, item_meta, index, position, str(index)))
+        if media:  # an empty output next to media parts is not a text block
+            fields["content"] = [TextBlock(text=text), *media] if text else media
+        else:
+            fields["content"] = text
+        rest = {
+            k: v
+            for k, v in response.items()
+            if k not in ("name", "id", "response", "parts") or (k == "parts" and v == [])
+        }
+        if rest:
+            extras["function_response"] = rest
+        if meta:
+            extras["part"] = meta
+        set_extras(fields, NAME, extras)
+        return ToolMessage(**fields)
+
+    def _match(self, wire_id: str | None, name: str | None) -> Call | None:
+        """The call a function response answers: by id, else the next one of that name."""
+        if wire_id:
+            call = self._by_id.get(wire_id)
+            if call is not None and not call.answered:
+                call.answered = True
+                return call
+        queue = self._by_name.get(name or "")
+        while queue:
+            call = queue.popleft()
+            if not call.answered:
+                call.answered = True
+                return call
+        return None
+
+
+# -------------------------------------------------------------------------- blocks
+
+
+def _system_message(value: Any) -> SystemMessage:
+    """``system_instruction`` (a content, its parts, or text) as a system message."""
+    if isinstance(value, str):
+        return SystemMessage(content=value)
+    if isinstance(value, list):  # a list of parts, as the SDK takes it
+        value = {"parts": [{"text": p} if isinstance(p, str) else p for p in value]}
+    instruction = as_content(READ.object(value, "system_instruction"))
+    blocks: list[ContentBlock] = []
+    reader = PartReader()
+    for position, part in enumerate(READ.list(instruction.get("parts", []), "system parts")):
+        key, meta = split(part, 0, position)
+        blocks.append(reader.block(part, key, meta, 0, position, "system"))
+    fields: dict[str, Any] = {"content": message_content(blocks)}
+    role = instruction.get("role")
+    if role is not None:
+        set_extras(fields, NAME, {"role": role})
+    return SystemMessage(**fields)
+
+
+# --------------------------------------------------------------------------- tools
+
+
+def _tools(value: Any) -> list[ToolDefinition]:
+    """The ``Tool`` objects of a request as tool definitions.
+
+    Each function declaration is one definition; each other field of a ``Tool``
+    (``google_search``, ``code_execution``, ``url_context`` ...) is a hosted tool:
+    ``ToolDefinition(name=<field>, parameters={}, provider="gemini")`` with the
+    field in ``extras["gemini"]``. When the default grouping (declarations in one
+    ``Tool``, each hosted tool in its own) would not give the same objects back,
+    every definition records the index of its ``Tool`` in ``extras["gemini"]["tool"]``.
+    """
+    tools = READ.list(value, "tools")
+    entries: list[tuple[int, dict[str, Any]]] = []
+    for index, tool in enumerate(tools):
+        tool = READ.object(tool, f"tools[{index}]")
+        for key, field in tool.items():
+            if key == "function_declarations":
+                entries.extend((index, fields) for fields in _declarations(field))
+            elif not key:
+                READ.fail(f"tools[{index}] has a field without a name")
+            else:  # a hosted tool: only Gemini knows what it is
+                hosted: dict[str, Any] = {"name": key, "parameters": {}, "provider": NAME}
+                set_extras(hosted, NAME, {key: field})
+                entries.append((index, hosted))
+    definitions = [ToolDefinition(**fields) for _, fields in entries]
+    if tool_objects(definitions) == tools:
+        return definitions
+    for index, entry in entries:
+        entry.setdefault("extras", {}).setdefault(NAME, {})["tool"] = index
+    return [ToolDefinition(**entry) for _, entry in entries]
+
+
+def _declarations(value: Any) -> list[dict[str, Any]]:
+    """The function declarations of one ``Tool``, as tool definition fields."""
+    definitions: list[dict[str, Any]] = []
+    for declaration in READ.list(value, "function_declarations"):
+        declaration = READ.object(declaration, "a function declaration")
+        name = declaration.get("name")
+        if not isinstance(name, str) or not name:
+            READ.fail("a function declaration needs a name")
+        fields: dict[str, Any] = {"name": name}
+        extras: dict[str, Any] = {}
+        description = declaration.get("description")
+        if description is not None:
+            fields["description"] = READ.string(description, "description")
+        if "parameters_json_schema" in declaration:
+            parameters = declaration["parameters_json_schema"]
+        elif "parameters" in declaration:
+            parameters = declaration["parameters"]
+            extras["schema_key"] = "parameters"
+        else:
+            parameters = {}
+            extras["parameters_absent"] = True
+        if not isinstance(parameters, dict):
+            READ.fail(f"the parameters of {name!r} must be an object")
+        fields["parameters"] = parameters
+        extras.update(
+            (k, v)
+            for k, v in declaration.items()
+            if k not in ("name", "description", "parameters_json_schema", "parameters")
+        )
+        set_extras(fields, NAME, extras)
+        definitions.append(fields)
+    return definitions
+
+
+def _tool_choice(value: Any) -> tuple[ToolChoice | None, bool]:
+    """The neutral tool choice of a tool_config, and whether it says all of it."""
+    config = READ.object(value, "tool_config")
+    calling = config.get("function_calling_config")
+    if not isinstance(calling, dict):
+        return None, False
+    mode = calling.get("mode")
+    names = calling.get("allowed_function_names")
+    exact = set(config) == {"function_calling_config"} and set(calling) <= {
+        "mode",
+        "allowed_function_names",
+    }
+    choice: ToolChoice | None
+    if mode == "NONE":
+        choice, exact = NoneToolChoice(), exact and not names
+    elif mode == "ANY" and isinstance(names, list) and len(names) == 1:
+        choice = NamedToolChoice(name=names[0])
+    elif mode == "ANY":
+        choice, exact = RequiredToolChoice(), exact and not names
+    elif mode in ("AUTO", "VALIDATED"):  # VALIDATED: auto, calls checked against schemas
+        choice, exact = AutoToolChoice(), exact and mode == "AUTO" and not names
+    else:
+        choice, exact = None, False
+    return choice, exact

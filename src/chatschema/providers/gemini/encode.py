@@ -1,0 +1,674 @@
+"""Neutral conversations as Gemini requests: ``encode``, and ``check``.
+
+``check`` is the encoder in collect mode (:class:`~chatschema.providers._common.EncodePass`):
+one walk writes the request and notes every rule broken on the way; the rules that
+only check (tool pairing, turn order, function names) come after the tools writers.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from chatschema_models.content import ContentBlock
+from chatschema_models.conversation import Conversation
+from chatschema_models.message import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+)
+from chatschema_models.tool import NamedToolChoice, ToolCall, ToolChoice, ToolDefinition
+from typing_extensions import Unpack
+
+from chatschema.errors import Problem
+from chatschema.providers._common import (
+    EncodeOptions,
+    EncodePass,
+    Options,
+    application_tools,
+    content_blocks,
+    extras_of,
+    foreign_tool_problems,
+    guarded,
+    is_foreign_tool,
+    message_index,
+    parse_data_url,
+    pointer,
+    raise_problems,
+    sendable_tools,
+    to_conversation,
+    tool_call_as_text,
+    tool_pairing_problems,
+    tool_result_as_text,
+    tools_as_text,
+)
+from chatschema.providers.gemini.wire import (
+    BLOCK_TYPES,
+    CONTROL_KEYS,
+    DATA_FIELDS,
+    FUNCTION_NAME,
+    MISSING,
+    MODES,
+    NAME,
+    PDF_INLINE_LIMIT,
+    READ,
+    file_uri,
+    tool_output,
+    tool_response,
+)
+
+
+@guarded(NAME)
+def encode(messages: Any, **options: Unpack[EncodeOptions]) -> dict[str, Any]:
+    """A conversation as the conversation part of a Gemini request.
+
+    Args:
+        messages: a Conversation, a list of messages, or their JSON-like dicts.
+        **options: see :class:`~chatschema.providers._common.EncodeOptions`.
+            ``prompt_cache``, ``system_role`` and ``reasoning_content`` mean nothing
+            to Gemini and are ignored; ``content_format="parts"`` is the default
+            form.
+
+    Returns:
+        ``{"system_instruction"?, "contents", "tools"?, "tool_config"?}`` with
+        google-genai's snake_case field names, ready for
+        ``client.models.generate_content(model=..., contents=..., config=...)``
+        or a REST body.
+
+    Raises:
+        ConversionError: with every structural problem when ``check`` is on.
+        UnsupportedContentError: for content Gemini cannot carry (policy ``"error"``,
+            ``check=False``).
+        OptionError: for unknown options or bad values.
+    """
+    encoder = _Encoder.run(messages, options, collect=False)
+    raise_problems(encoder.problems, NAME)
+    return encoder.payload
+
+
+@guarded(NAME)
+def check(messages: Any, **options: Unpack[EncodeOptions]) -> list[Problem]:
+    """Every structural problem that would make Gemini reject the conversation.
+
+    Unanswered calls and orphan results (results must come in the user turn right
+    after the calls), function-call turns that do not follow a user turn, empty
+    contents, content the format cannot carry when the policy is ``"error"``
+    (images without vision, other providers' server tools, foreign file ids),
+    invalid function names and inline PDFs over 50 MB.
+    """
+    return _Encoder.run(messages, options, collect=True).problems
+
+
+# ------------------------------------------------------------------------- encoder
+
+
+class _Encoder(EncodePass):
+    """Writes a conversation as a Gemini request, in one pass.
+
+    In collect mode (``check``, or ``encode`` with ``check=True``), content the
+    policy would refuse and every broken rule are listed in :attr:`problems`
+    instead of raising, so that every problem is reported at once.
+    """
+
+    def __init__(self, options: Options, *, collect: bool) -> None:
+        super().__init__(options, collect=collect)
+        self.calls: dict[str, tuple[str, bool, int]] = {}  # id -> (name, id sent, content)
+        self.content_index = 0  # index of the content being written
+        self.string = options.content_format == "string"
+        self.payload: dict[str, Any] = {}
+
+    @classmethod
+    def run(cls, messages: Any, options: Mapping[str, Any], *, collect: bool) -> _Encoder:
+        """Encode, collecting every problem when ``collect`` or the ``check`` option asks."""
+        resolved = Options.resolve(NAME, dict(options))
+        conversation = to_conversation(messages)
+        encoder = cls(resolved, collect=collect or resolved.check)
+        if encoder.collect and resolved.native_tools:
+            # adjacency is checked per content by the encoder: a user text may share the
+            # user turn with the function responses
+            encoder.problems += tool_pairing_problems(
+                conversation.messages, adjacent=False, provider=NAME
+            )
+            encoder.problems += _turn_problems(conversation.messages)
+            encoder.problems += foreign_tool_problems(conversation.tools, resolved)
+            encoder.problems += _tool_problems(conversation.tools or [])
+        encoder.payload = encoder.request(conversation)
+        encoder.problems.sort(key=_problem_order)
+        return encoder
+
+    def placeholder(
+        self, what: str, index: int, position: int | None = None, *, where: str | None = None
+    ) -> dict[str, Any] | None:
+        """Apply the unsupported-content policy; the placeholder comes back as a text part."""
+        text = self.unsupported(what, index, position, where=where)
+        return None if text is None else {"text": text}
+
+    # ----------------------------------------------------------------- request
+
+    def request(self, conversation: Conversation) -> dict[str, Any]:
+        """The request: system instruction, contents, tools and tool config."""
+        messages = conversation.messages
+        payload: dict[str, Any] = {}
+        system: dict[str, Any] | None = None
+        start = 0
+        # generateContent: system messages go to system_instruction, which only the
+        # leading ones can reach (a later one is a user turn's text)
+        while start < len(messages) and isinstance(messages[start], SystemMessage):
+            message = messages[start]
+            if system is None:
+                system = {"parts": []}
+                role = extras_of(message, NAME).get("role")
+                if isinstance(role, str):
+                    system["role"] = role
+            system["parts"].extend(self.text_parts(message, start))
+            start += 1
+        if system is not None and not system["parts"] and self.dropped:
+            system = None  # drops left the instruction without parts: not sent
+        contents: list[dict[str, Any]] = []
+        empty: list[tuple[int, int]] = []  # (message, content) of contents begun empty
+        previous: Message | None = None
+        for index in range(start, len(messages)):
+            message = messages[index]
+            role = "model" if isinstance(message, AssistantMessage) else "user"
+            # Function calling: the responses to one turn's calls go in one user content
+            default = isinstance(message, ToolMessage) and isinstance(previous, ToolMessage)
+            join = extras_of(message, NAME).get("join", default) is True
+            join = join and bool(contents) and contents[-1]["role"] == role
+            self.content_index = len(contents) - 1 if join else len(contents)
+            reported = len(self.problems)
+            dropped = self.dropped
+            if isinstance(message, AssistantMessage):
+                parts = self.model_parts(message, index)
+            elif isinstance(message, ToolMessage):
+                parts = self.tool_parts(message, index)
+            elif isinstance(message, UserMessage):
+                parts = self.parts(message.content, index)
+            else:
+                parts = self.text_parts(message, index)
+            if join:
+                contents[-1]["parts"].extend(parts)
+            elif not parts and self.dropped > dropped:
+                continue  # drops left it without parts: not sent (Gemini rejects it)
+            else:
+                content_role = extras_of(message, NAME).get("role", role)
+                contents.append({"role": content_role, "parts": parts})
+                if not parts and len(self.problems) == reported:
+                    empty.append((index, len(contents) - 1))  # (refused content: reported)
+            previous = message
+        if self.collect:
+            for index, content in empty:
+                if not contents[content]["parts"]:
+                    self.problem(
+                        pointer(index, "content"),
+                        "empty_content",
+                        "Gemini rejects a content without parts",
+                    )
+            if not contents:
+                self.problem(
+                    "/messages", "no_contents", "Gemini needs at least one user or model message"
+                )
+        given = conversation.tools or []
+        if application_tools(given) and not self.options.native_tools:
+            if system is None:
+                system = {"parts": []}
+            system["parts"].append({"text": tools_as_text(given)})
+        if system is not None:
+            payload["system_instruction"] = system
+        payload["contents"] = contents
+        if self.options.native_tools:
+            if not self.collect:
+                tools = sendable_tools(given, self.options)
+            else:  # check: reported by run
+                tools = [tool for tool in given if not is_foreign_tool(tool, NAME)]
+            if tools:
+                payload["tools"] = tool_objects(tools)
+            if conversation.tool_choice is not None and (tools or not given):
+                # a tool choice goes only with tools, or where none were given
+                payload["tool_config"] = _encode_tool_choice(conversation.tool_choice)
+        return payload
+
+    # ---------------------------------------------------------------- messages
+
+    def text_parts(self, message: Message, index: int) -> list[dict[str, Any]]:
+        """System instructions: text only."""
+        parts: list[dict[str, Any]] = []
+        texts: list[str] = []
+        for position, block in enumerate(content_blocks(message.content)):
+            if block.type == "text":
+                if self.string:
+                    texts.append(block.text)
+                else:
+                    parts.append(self.meta({"text": block.text}, block))
+                continue
+            part = self.placeholder(f"{block.type} content in a system message", index, position)
+            if part is None:
+                continue
+            if self.string:
+                texts.append(part["text"])
+            else:
+                parts.append(part)
+        if self.string and texts:
+            parts.append({"text": "\n".join(texts)})
+        return parts
+
+    def parts(self, content: str | Sequence[ContentBlock], index: int) -> list[dict[str, Any]]:
+        """The parts of user content (and of a model turn without tool calls)."""
+        if self.string:
+            return self.string_parts(content_blocks(content), (), index)
+        out: list[dict[str, Any]] = []
+        for position, block in enumerate(content_blocks(content)):
+            part = self.block(block, index, position)
+            if part is not None:
+                out.append(part)
+        return out
+
+    def string_parts(
+        self, blocks: Sequence[ContentBlock], calls: Sequence[ToolCall], index: int
+    ) -> list[dict[str, Any]]:
+        """``content_format="string"``: one text part (after replayed thoughts)."""
+        thoughts: list[dict[str, Any]] = []
+        texts: list[str] = []
+        for position, block in enumerate(blocks):
+            if block.type in ("text", "refusal"):
+                texts.append(block.text)
+                continue
+            if block.type == "reasoning":
+                part = self.block(block, index, position)
+                if part is None:
+                    continue
+                if part.get("thought") is True:
+                    thoughts.append(part)  # replayed Gemini thoughts stay their own parts
+                else:
+                    texts.append(part["text"])  # reasoning="text": foreign reasoning as text
+                continue
+            placeholder = self.placeholder(
+                f"{block.type} content with content_format='string'", index, position
+            )
+            if placeholder is not None:
+                texts.append(placeholder["text"])
+        out = thoughts
+        if texts:
+            out.append({"text": "\n".join(texts)})
+        out.extend(self.call(call, index) for call in calls)
+        return out
+
+    def model_parts(self, message: AssistantMessage, index: int) -> list[dict[str, Any]]:
+        """A model turn's parts: blocks and calls in their order, as they came."""
+        blocks = content_blocks(message.content)
+        if self.string:
+            out = self.string_parts(blocks, message.tool_calls, index)
+        else:
+            out = []
+            for position, item in _merged(blocks, message.tool_calls):
+                if isinstance(item, ToolCall):
+                    out.append(self.call(item, index))
+                else:
+                    part = self.block(item, index, position)
+                    if part is not None:
+                        out.append(part)
+        for position, invalid in enumerate(message.invalid_tool_calls):
+            what = f"invalid tool call {invalid.name!r}" if invalid.name else "invalid tool call"
+            where = pointer(index, "invalid_tool_calls", position)
+            part = self.placeholder(what, index, where=where)
+            if part is not None:
+                out.append(part)  # after the content: an invalid call has no position
+        return out
+
+    def call(self, call: ToolCall, index: int) -> dict[str, Any]:
+        """The ``function_call`` part of a tool call (text without native tools)."""
+        if not self.options.native_tools:
+            return {"text": tool_call_as_text(call)}
+        extras = extras_of(call, NAME)
+        function: dict[str, Any] = {"name": call.name, "args": call.arguments}
+        if extras.get("args_absent") is True and not call.arguments:
+            del function["args"]
+        sends = extras.get("synthesized_id") is not True
+        wire_id = extras.get("id")
+        if isinstance(wire_id, str):
+            function["id"] = wire_id
+        elif sends:
+            function["id"] = call.id
+        more = extras.get("function_call")
+        if isinstance(more, dict):
+            for key, value in more.items():
+                function.setdefault(key, value)
+        self.calls[call.id] = (call.name, sends, self.content_index)
+        return self.meta({"function_call": function}, call)
+
+    def tool_parts(self, message: ToolMessage, index: int) -> list[dict[str, Any]]:
+        """A tool result as one ``function_response`` part (media in its ``parts``)."""
+        texts: list[str] = []
+        media: list[dict[str, Any]] = []
+        for position, block in enumerate(content_blocks(message.content)):
+            if block.type == "text":
+                texts.append(block.text)
+                continue
+            if block.type in BLOCK_TYPES and not self.string:
+                part = self.media(block, index, position)
+            elif block.type == "non_standard" and _response_part(block.value):
+                part = copy.deepcopy(block.value)  # a function-response part kept as it came
+            else:
+                part = self.placeholder(f"{block.type} content in a tool result", index, position)
+            if part is None:
+                continue
+            if "text" in part:
+                texts.append(part["text"])
+            else:
+                media.append(part)
+        text = "\n".join(texts)
+        if not self.options.native_tools:
+            return [{"text": tool_result_as_text(message, text)}, *media]
+        extras = extras_of(message, NAME)
+        known = self.calls.get(message.tool_call_id)
+        # Function calling: the function responses go in the user turn right after the
+        # model turn that made the calls
+        if self.collect and known is not None and known[2] + 1 != self.content_index:
+            self.problem(
+                pointer(index, "tool_call_id"),
+                "not_adjacent",
+                f"the result for {message.tool_call_id!r} must be in the user turn right "
+                "after the function call turn (Gemini rejects it otherwise)",
+            )
+        name = message.name or (known[0] if known is not None else None)
+        if name is None:
+            if self.collect:
+                name = ""  # an orphan result: reported by the pairing check
+            else:
+                raise READ.error(
+                    f"tool result {message.tool_call_id!r} answers no earlier tool call and "
+                    "has no name (Gemini needs the function name)",
+                    index,
+                )
+        response: dict[str, Any] = {"name": name}
+        wire_id = extras.get("id")
+        if isinstance(wire_id, str):
+            response["id"] = wire_id
+        elif not (
+            extras.get("id_absent") is True
+            or extras.get("synthesized_id") is True
+            or (known is not None and not known[1])
+        ):
+            response["id"] = message.tool_call_id
+        raw = extras.get("response", MISSING)
+        if raw is not MISSING and tool_output(raw) == (text, message.status):
+            if raw is not None:
+                response["response"] = raw
+        else:
+            response["response"] = tool_response(text, message.status)
+        if media:
+            response["parts"] = media
+        more = extras.get("function_response")
+        if isinstance(more, dict):
+            for key, value in more.items():
+                response.setdefault(key, value)
+        result: dict[str, Any] = {"function_response": response}
+        meta = extras.get("part")
+        if isinstance(meta, dict):
+            for key, value in meta.items():
+                if key not in DATA_FIELDS:
+                    result.setdefault(key, value)
+        return [result]
+
+    # ------------------------------------------------------------------ blocks
+
+    def meta(self, part: dict[str, Any], model: Any) -> dict[str, Any]:
+        """Add the Part metadata kept in a block's or call's ``extras["gemini"]``."""
+        for key, value in extras_of(model, NAME).items():
+            if key in CONTROL_KEYS or key in DATA_FIELDS or key in part:
+                continue
+            if key == "thought_signature" and self.options.reasoning == "drop":
+                continue
+            part[key] = value
+        return part
+
+    def block(self, block: ContentBlock, index: int, position: int) -> dict[str, Any] | None:
+        """The part for one block; None when it is left out."""
+        drop = self.options.reasoning == "drop"
+        if drop and extras_of(block, NAME).get("thought") is True:
+            return None
+        if block.type in ("text", "refusal"):
+            if not block.text and not extras_of(block, NAME):
+                return None  # says nothing: the API refuses empty text (as content "")
+            return self.meta({"text": block.text}, block)
+        if block.type == "reasoning":
+            text = block.text if block.text is not None else "\n".join(block.summary or [])
+            # Thought signatures: Gemini's own thoughts go back on their part, signature
+            # unchanged; it cannot verify other providers' reasoning
+            if self.options.replays(block.provider):
+                part: dict[str, Any] = {"text": text, "thought": True}
+                if block.signature is not None:
+                    part["thought_signature"] = block.signature
+                return self.meta(part, block)
+            if self.options.reasoning == "text" and text:
+                return {"text": text}
+            return None  # another provider's reasoning: Gemini cannot verify it
+        if block.type in BLOCK_TYPES:
+            return self.media(block, index, position)
+        if block.type == "server_tool_call":
+            arguments = block.arguments
+            if (
+                block.name == "code_execution"
+                and isinstance(arguments, dict)
+                and isinstance(arguments.get("code"), str)
+                and set(arguments) <= {"code", "language"}
+            ):
+                code = dict(arguments)
+                if (
+                    block.id is not None
+                    and extras_of(block, NAME).get("synthesized_id") is not True
+                ):
+                    code["id"] = block.id
+                return self.meta({"executable_code": code}, block)
+            return self.placeholder(f"server tool call {block.name!r}", index, position)
+        if block.type == "server_tool_result":
+            output = block.output
+            if isinstance(output, dict) and output and set(output) <= {"outcome", "output"}:
+                result = dict(output)
+                if extras_of(block, NAME).get("synthesized_id") is not True:
+                    result["id"] = block.tool_call_id
+                return self.meta({"code_execution_result": result}, block)
+            return self.placeholder("server tool result", index, position)
+        if block.type == "non_standard":
+            value = block.value
+            if "type" not in value:  # a Gemini part kept as it came
+                part = dict(value)
+                if drop:
+                    part.pop("thought_signature", None)
+                return part
+            return self.placeholder(
+                f"non-standard block of type {value['type']!r}", index, position
+            )
+        return self.placeholder(f"{block.type} content", index, position)  # pragma: no cover
+
+    def media(self, block: Any, index: int, position: int) -> dict[str, Any] | None:
+        """Image, audio, video, file and text-plain blocks as inline or file data."""
+        if block.type == "image" and not self.options.vision:
+            return self.placeholder("image (vision is off)", index, position)
+        if self.string:
+            return self.placeholder(
+                f"{block.type} content with content_format='string'", index, position
+            )
+        extras = extras_of(block, NAME)
+        data: dict[str, Any]
+        key = "inline_data"
+        if block.base64 is not None:
+            data = {"mime_type": block.mime_type, "data": block.base64}
+        elif block.type == "text-plain" and block.text is not None:
+            encoded = base64.b64encode(block.text.encode("utf-8")).decode("ascii")
+            data = {"mime_type": block.mime_type or "text/plain", "data": encoded}
+        else:
+            inline = parse_data_url(block.url) if block.url is not None else None
+            if inline is not None:
+                data = {"mime_type": inline[0], "data": inline[1]}
+            else:
+                uri = extras.get("file_uri")
+                if not isinstance(uri, str):
+                    uri = file_uri(block.url, block.file_id)
+                if uri is None:
+                    return self.placeholder(
+                        f"file id {block.file_id!r} (not a Gemini Files API name)",
+                        index,
+                        position,
+                    )
+                key = "file_data"
+                data = {"file_uri": uri}
+                if block.mime_type is not None:
+                    data["mime_type"] = block.mime_type
+        more = extras.get(key)
+        if isinstance(more, dict):
+            for name, value in more.items():
+                data.setdefault(name, value)
+        if (
+            self.collect
+            and key == "inline_data"
+            and str(data["mime_type"]).lower() == "application/pdf"
+            and len(data["data"]) * 3 // 4 > PDF_INLINE_LIMIT
+        ):
+            self.problem(
+                pointer(index, "content", position),
+                "size_limit",
+                "inline PDFs are limited to 50 MB (use the Files API or a URL)",
+            )
+        return self.meta({key: data}, block)
+
+
+def _merged(
+    blocks: Sequence[ContentBlock], calls: Sequence[ToolCall]
+) -> list[tuple[int, ContentBlock | ToolCall]]:
+    """Blocks and calls in wire order: calls at their ``index``, the rest after.
+
+    Each item keeps its position in its own list (for error messages).
+    """
+    placed = sorted(
+        ((call.index, position) for position, call in enumerate(calls) if call.index is not None),
+    )
+    out: list[tuple[int, ContentBlock | ToolCall]] = []
+    next_call = 0
+    for position, block in enumerate(blocks):
+        while next_call < len(placed) and placed[next_call][0] <= len(out):
+            out.append((placed[next_call][1], calls[placed[next_call][1]]))
+            next_call += 1
+        out.append((position, block))
+    for _, position in placed[next_call:]:
+        out.append((position, calls[position]))
+    out.extend((position, call) for position, call in enumerate(calls) if call.index is None)
+    return out
+
+
+def _response_part(value: Mapping[str, Any]) -> bool:
+    """Whether a non-standard value is a Gemini function-response part (media data).
+
+    The decoder keeps such a part as it came when the neutral model refuses its
+    values (a malformed MIME type ...); it goes back where it came from.
+    """
+    return len(value) == 1 and ("inline_data" in value or "file_data" in value)
+
+
+# ------------------------------------------------------------------ tools writers
+
+
+def tool_objects(tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
+    """Gemini ``Tool`` objects: function declarations and hosted tools.
+
+    Consecutive definitions with the same ``extras["gemini"]["tool"]`` share one
+    object; without it, declarations share one object and each hosted tool
+    (``provider="gemini"``) has its own. A hosted tool is the fields in its
+    ``extras["gemini"]`` (``{"google_search": {}}``), or ``{name: {}}`` without them.
+    """
+    objects: list[tuple[Any, dict[str, Any]]] = []  # (group, Tool object)
+    for tool in tools:
+        extras = extras_of(tool, NAME)
+        if tool.provider == NAME:
+            group = extras.get("tool")
+            fields = {key: value for key, value in extras.items() if key != "tool"}
+            fields = fields or {tool.name: {}}
+            if (
+                group is not None
+                and objects
+                and objects[-1][0] == group
+                and not fields.keys() & objects[-1][1].keys()
+            ):
+                objects[-1][1].update(fields)
+            else:
+                objects.append((group, dict(fields)))
+            continue
+        declaration: dict[str, Any] = {"name": tool.name}
+        if tool.description is not None:
+            declaration["description"] = tool.description
+        if not (extras.get("parameters_absent") is True and not tool.parameters):
+            key = "parameters" if extras.get("schema_key") == "parameters" else None
+            declaration[key or "parameters_json_schema"] = tool.parameters
+        for name, value in extras.items():
+            if name not in ("tool", "schema_key", "parameters_absent"):
+                declaration.setdefault(name, value)
+        group = extras.get("tool", 0)
+        if objects and objects[-1][0] == group:
+            objects[-1][1].setdefault("function_declarations", []).append(declaration)
+        else:
+            objects.append((group, {"function_declarations": [declaration]}))
+    return [tool for _, tool in objects]
+
+
+def _encode_tool_choice(choice: ToolChoice) -> dict[str, Any]:
+    """A tool choice as ``tool_config.function_calling_config``."""
+    if isinstance(choice, NamedToolChoice):
+        config: dict[str, Any] = {"mode": "ANY", "allowed_function_names": [choice.name]}
+    else:
+        config = {"mode": MODES[choice.type]}
+    return {"function_calling_config": config}
+
+
+# -------------------------------------------------------------- rules that only check
+
+
+def _problem_order(problem: Problem) -> tuple[bool, int]:
+    """Problems by message; those without a message index (tools, ``/messages``) last."""
+    index = message_index(problem)
+    return index is None, index or 0
+
+
+def _turn_problems(messages: Sequence[Message]) -> list[Problem]:
+    """A model turn with function calls must follow a user turn or function responses.
+
+    Function calling (multi-turn): the API refuses a function call turn that comes
+    right after another model turn, or first.
+    """
+    problems: list[Problem] = []
+    previous: str | None = None
+    leading = True
+    for index, message in enumerate(messages):
+        if leading and isinstance(message, SystemMessage):
+            continue
+        leading = False
+        if isinstance(message, AssistantMessage):
+            if message.tool_calls and previous != "user":
+                problems.append(
+                    Problem(
+                        pointer(index, "tool_calls", 0),
+                        "turn_order",
+                        "a model turn with function calls must come right after a user "
+                        "turn or function responses (Gemini rejects it otherwise)",
+                    )
+                )
+            previous = "model"
+        else:
+            previous = "user"
+    return problems
+
+
+def _tool_problems(tools: Sequence[ToolDefinition]) -> list[Problem]:
+    """Function names the API refuses (``FunctionDeclaration.name``, see ``wire.py``)."""
+    return [
+        Problem(
+            f"/tools/{index}/name",
+            "pattern",
+            f"Gemini function names start with a letter or underscore and hold only "
+            f"letters, digits, '_', '.', ':' and '-' (at most 128), not {tool.name!r}",
+        )
+        for index, tool in enumerate(tools)
+        if tool.provider is None and not FUNCTION_NAME.fullmatch(tool.name)
+    ]

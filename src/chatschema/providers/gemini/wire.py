@@ -1,0 +1,277 @@
+"""Gemini's wire tables, and the few rules every job reads them with.
+
+Constants, known field sets, patterns, the finish-reason map and limits of the
+``generateContent`` API (ai.google.dev/api/generate-content), then the small
+functions that turn what arrives into plain snake_case data (:func:`plain`), map
+Files API names to URIs and read a ``function_response.response``.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import enum
+import functools
+import re
+from collections.abc import Mapping
+from typing import Any, Final
+
+from chatschema_models.content import AudioBlock, FileBlock, ImageBlock, PlainTextBlock, VideoBlock
+from pydantic import BaseModel
+
+from chatschema.providers._common import Reader, json_text, loads
+
+NAME: Final = "gemini"
+
+READ: Final = Reader(NAME)
+"""Reads Gemini payloads; every failure names the content (``index``) and part."""
+
+# ------------------------------------------------------------------------ wire facts
+
+DATA_FIELDS: Final = frozenset(
+    {
+        "text",
+        "inline_data",
+        "file_data",
+        "function_call",
+        "function_response",
+        "executable_code",
+        "code_execution_result",
+        "tool_call",
+        "tool_response",
+    }
+)
+"""The members of a Part's ``data`` oneof: exactly one per part."""
+
+OPAQUE_KEYS: Final = frozenset(
+    {
+        "args",
+        "response",
+        "part_metadata",
+        "parameters",
+        "parameters_json_schema",
+        "response_json_schema",
+    }
+)
+"""Keys whose values are user data: read as they are, never case-converted."""
+
+SDK_ONLY: Final = frozenset({"sdk_http_response", "automatic_function_calling_history", "parsed"})
+"""Fields google-genai adds to responses that are not part of the wire format."""
+
+CONTROL_KEYS: Final = frozenset(
+    {
+        "inline_data",
+        "file_data",
+        "file_uri",
+        "function_call",
+        "function_response",
+        "executable_code",
+        "code_execution_result",
+        "synthesized_id",
+        "id",
+        "id_absent",
+        "args_absent",
+        "response",
+        "part",
+        "join",
+    }
+)
+"""Keys of ``extras["gemini"]`` that steer the encoder; every other key is Part metadata."""
+
+REQUEST_KEYS: Final = frozenset({"contents", "system_instruction", "tools", "tool_config"})
+"""The conversation part of a ``generateContent`` request (what ``encode`` writes)."""
+
+RESPONSE_FIELDS: Final = frozenset(
+    {"candidates", "usage_metadata", "prompt_feedback", "model_version", "response_id"}
+)
+"""Fields of a ``GenerateContentResponse``: a stream event without any is not one."""
+
+# Files API: an uploaded file is ``files/<name>``; ``file_data.file_uri`` is its full URI
+FILES_URI: Final = re.compile(
+    r"https://generativelanguage\.googleapis\.com/v1beta/(files/[A-Za-z0-9_-]+)"
+)
+FILES_PREFIX: Final = "https://generativelanguage.googleapis.com/v1beta/"
+URL: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:[^\x00-\x20\x7f]+")
+# Function calling, FunctionDeclaration.name: starts with a letter or underscore;
+# letters, digits, underscores, dots, colons and dashes; at most 128 characters
+FUNCTION_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]{0,127}")
+SAFE_ID: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")
+"""A response id that can be part of a synthesized call id as it is."""
+_CAMEL: Final = re.compile(r"(?<=[a-z0-9])([A-Z])")
+
+# Document understanding: text documents are sent as inline data with these types
+TEXT_DOCUMENTS: Final = frozenset({"text/plain", "text/markdown"})
+EXTENSIONS: Final[dict[str, str]] = {
+    **dict.fromkeys(("png", "jpg", "jpeg", "gif", "webp", "heic", "heif", "bmp"), "image"),
+    **dict.fromkeys(("mp3", "wav", "aac", "ogg", "flac", "aiff", "m4a", "opus"), "audio"),
+    **dict.fromkeys(("mp4", "mpeg", "mpg", "mov", "avi", "webm", "wmv", "flv", "3gp"), "video"),
+    **dict.fromkeys(("txt", "md"), "text-plain"),
+}
+"""A ``file_uri`` without MIME type: its kind by file extension."""
+# Video understanding: YouTube URLs go in file_data.file_uri as they are
+VIDEO_HOSTS: Final = frozenset({"youtube.com", "www.youtube.com", "m.youtube.com", "youtu.be"})
+PDF_INLINE_LIMIT: Final = 50 * 1024 * 1024
+"""Inline PDFs are limited to 50 MB (ai.google.dev, file input methods)."""
+
+BLOCK_TYPES: Final[dict[str, type[BaseModel]]] = {
+    "image": ImageBlock,
+    "audio": AudioBlock,
+    "video": VideoBlock,
+    "file": FileBlock,
+    "text-plain": PlainTextBlock,
+}
+"""The neutral media blocks, each sent as ``inline_data`` or ``file_data``."""
+
+FINISH_REASONS: Final[dict[str, str]] = {
+    "STOP": "stop",
+    "MAX_TOKENS": "length",
+    **dict.fromkeys(
+        (
+            "SAFETY",
+            "RECITATION",
+            "BLOCKLIST",
+            "PROHIBITED_CONTENT",
+            "SPII",
+            "IMAGE_SAFETY",
+            "IMAGE_PROHIBITED_CONTENT",
+            "IMAGE_RECITATION",
+            "MODEL_ARMOR",
+        ),
+        "content_filter",
+    ),
+    **dict.fromkeys(
+        (
+            "MALFORMED_FUNCTION_CALL",
+            "MISSING_THOUGHT_SIGNATURE",
+            "UNEXPECTED_TOOL_CALL",
+            "TOO_MANY_TOOL_CALLS",
+            "MALFORMED_RESPONSE",
+        ),
+        "error",
+    ),
+}
+"""``Candidate.finish_reason`` -> the neutral finish reason (else ``"other"``)."""
+
+# Function calling, FunctionCallingConfig.mode: "ANY" is what other formats call required
+MODES: Final[dict[str, str]] = {"auto": "AUTO", "none": "NONE", "required": "ANY"}
+
+MISSING: Final = object()
+"""A key that is absent (where ``None`` would be a value)."""
+
+# ------------------------------------------------------------------- plain JSON data
+
+
+_JSON_SCALARS: Final = frozenset({str, int, float, bool, type(None)})
+"""Types of values that are plain JSON as they are (exact types: not enums)."""
+
+
+@functools.lru_cache(maxsize=4096)
+def _snake(key: str) -> str:
+    """``thoughtSignature`` -> ``thought_signature``; snake_case keys pass through."""
+    if key.islower() or not any(c.isupper() for c in key):
+        return key
+    return _CAMEL.sub(r"_\1", key).lower()
+
+
+def plain(value: Any) -> Any:
+    """Wire data as plain JSON with snake_case keys.
+
+    SDK objects are dumped (bytes become standard base64, enums their value),
+    camelCase keys become snake_case except inside user data (``args``,
+    ``response`` ...), and ``None`` values of objects count as absent. The input
+    is never modified: containers are copied.
+    """
+    if type(value) in _JSON_SCALARS:  # most values: nothing to convert (a fast path)
+        return value
+    if isinstance(value, BaseModel):
+        # not mode="json": pydantic would write the SDK's bytes as URL-safe base64,
+        # where the REST API sends standard base64 (docs/providers/gemini.md)
+        value = value.model_dump(mode="python", exclude_none=True)
+    if isinstance(value, Mapping):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                READ.fail(f"object keys must be strings, not {key!r}")
+            if item is None:
+                continue
+            name = _snake(key)
+            out[name] = _user_data(item) if name in OPAQUE_KEYS else plain(item)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [plain(item) for item in value]
+    return _scalar(value)
+
+
+def _user_data(value: Any) -> Any:
+    """User JSON (function arguments, responses, schemas): SDK leftovers converted only."""
+    if type(value) in _JSON_SCALARS:
+        return value
+    if isinstance(value, BaseModel):
+        return plain(value)
+    if isinstance(value, Mapping):
+        return {key: _user_data(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_user_data(item) for item in value]
+    return _scalar(value)
+
+
+def _scalar(value: Any) -> Any:
+    """An SDK scalar as JSON: bytes as standard base64, enums as values, times as ISO."""
+    if isinstance(value, (bytes, bytearray)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, datetime.datetime):
+        return value.isoformat().replace("+00:00", "Z")
+    return value
+
+
+def load(payload: Any) -> Any:
+    """JSON text, SDK objects or plain data, as plain snake_case data."""
+    if isinstance(payload, (str, bytes, bytearray)):
+        payload = loads(payload, NAME)
+    return plain(payload)
+
+
+# ------------------------------------------------------------------- files and tools
+
+
+def file_uri(url: str | None, file_id: str | None) -> str | None:
+    """The ``file_uri`` for a block's source; None for a file id Gemini cannot know."""
+    if url is not None:
+        return url
+    if file_id is None:
+        return None
+    if file_id.startswith("files/"):
+        return FILES_PREFIX + file_id
+    if URL.fullmatch(file_id):
+        return file_id
+    return None
+
+
+def tool_output(response: Any) -> tuple[str, str]:
+    """What a ``function_response.response`` says, as (text, status)."""
+    if response is None:
+        return "", "success"
+    # Function calling: the response is an object; "output" and "error" are the keys
+    # the API documents for a function's result and its failure
+    if isinstance(response, dict) and len(response) == 1:
+        key, value = next(iter(response.items()))
+        if key in ("output", "error"):
+            status = "error" if key == "error" else "success"
+            text = value if isinstance(value, str) else json_data(value, "a function response")
+            return text, status
+    return json_data(response, "a function response"), "success"
+
+
+def tool_response(text: str, status: str) -> dict[str, Any]:
+    """The ``function_response.response`` for a tool result's text and status."""
+    return {"error" if status == "error" else "output": text}
+
+
+def json_data(value: Any, what: str) -> str:
+    """``value`` as JSON text; a value that is not JSON data is a ConversionError."""
+    try:
+        return json_text(value)
+    except (TypeError, ValueError) as error:
+        raise READ.error(f"{what} is not JSON data: {error}") from None

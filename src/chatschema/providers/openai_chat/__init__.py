@@ -1,0 +1,50 @@
+"""OpenAI Chat Completions: the neutral model to and from ``messages`` (and tools).
+
+Follows the `Chat Completions API reference
+<https://platform.openai.com/docs/api-reference/chat>`_ as the official ``openai``
+SDK types it (``openai.types.chat``).
+
+``encode`` returns the keyword arguments of ``client.chat.completions.create``
+that carry the conversation: ``messages`` and, when the conversation has them,
+``tools``, ``tool_choice`` and ``parallel_tool_calls``::
+
+    client.chat.completions.create(model="gpt-4.1", **openai_chat.encode(conversation))
+
+``decode_conversation`` reads that shape back (or a bare message list, or SDK
+objects); ``decode_response`` reads a ``ChatCompletion``. A payload decoded and
+encoded again is the same payload, byte for byte where the API cares (tool-call
+argument strings, content forms, unknown keys). What the neutral model has no
+field for is kept under ``extras["openai_chat"]`` (see ``docs/providers/openai_chat.md``
+for every key). Chat Completions has no hosted tools: other formats' hosted tools
+(``ToolDefinition.provider``) go through the unsupported-content policy, and a
+message that the policy's drops leave empty is not sent.
+
+Files: ``wire.py`` the wire tables; ``encode.py`` ``encode`` and ``check`` (the
+encoder collecting problems); ``decode.py`` histories and responses; ``blocks.py``
+the content parts and annotations both decoders read (and the reader they fail
+through); ``usage.py`` token usage; ``stream.py`` ``decode_stream``.
+"""
+
+from __future__ import annotations
+
+from chatschema.providers._openai import CUSTOM_TOOL_PARAMETERS
+from chatschema.providers.openai_chat.decode import (
+    decode_conversation,
+    decode_messages,
+    decode_response,
+)
+from chatschema.providers.openai_chat.encode import check, encode
+from chatschema.providers.openai_chat.stream import decode_stream
+from chatschema.providers.openai_chat.wire import NAME, TOOL_IMAGES_INTRO
+
+__all__ = [
+    "CUSTOM_TOOL_PARAMETERS",
+    "NAME",
+    "TOOL_IMAGES_INTRO",
+    "check",
+    "decode_conversation",
+    "decode_messages",
+    "decode_response",
+    "decode_stream",
+    "encode",
+]

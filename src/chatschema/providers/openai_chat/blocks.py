@@ -1,0 +1,259 @@
+"""Content parts and annotations, read the same in histories, responses and streams.
+
+Also :data:`READ`, the reader every decoder of this format fails through, and the
+rule for the wire form an assistant's content takes (:func:`default_shape`), which
+the encoder and both decoders share.
+"""
+
+from __future__ import annotations
+
+import copy
+import mimetypes
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final
+
+import pydantic
+from chatschema_models.content import (
+    AudioBlock,
+    Citation,
+    ContentBlock,
+    FileBlock,
+    ImageBlock,
+    NonStandardAnnotation,
+    NonStandardBlock,
+    ReasoningBlock,
+    RefusalBlock,
+    TextBlock,
+)
+from pydantic import BaseModel
+
+from chatschema.providers._common import Reader, extras_of, leftover, parse_data_url, set_extras
+from chatschema.providers._openai import CITATION_FIELDS, cache_control
+from chatschema.providers.openai_chat.wire import AUDIO_MIME, IMAGE_DETAILS, NAME, Shape
+
+__all__ = ["READ", "as_field", "decode_annotation", "decode_part", "default_shape"]
+
+
+class _ChatReader(Reader):
+    """The shared reader, with SDK objects dumped as the JSON they came from.
+
+    ``exclude_unset`` rather than ``as_json``'s ``exclude_none``: a response object
+    then gives exactly what the REST JSON gives, explicit nested nulls included
+    (they are kept in extras and metadata as they came).
+    """
+
+    __slots__ = ()
+
+    def json(self, payload: Any) -> Any:
+        """SDK objects as their JSON (explicit nulls kept); JSON text parsed."""
+        if isinstance(payload, BaseModel):
+            return payload.model_dump(mode="json", exclude_unset=True)
+        return super().json(payload)
+
+
+READ: Final = _ChatReader(NAME)
+
+
+def as_field(block: RefusalBlock) -> bool:
+    """Whether a refusal was the message's ``refusal`` field (not a content part)."""
+    return extras_of(block, NAME).get("as_field") is True
+
+
+def default_shape(content: Sequence[ContentBlock]) -> Shape:
+    """The wire form a list content takes unless extras say otherwise.
+
+    Reasoning and the ``refusal`` field travel outside ``content``: with them, no
+    other block gives ``null`` and one plain text block a string; otherwise a
+    list stays a list.
+    """
+    side = False
+    field_refusal = False
+    parts: list[ContentBlock] = []
+    for block in content:
+        if isinstance(block, ReasoningBlock):
+            side = True
+        elif isinstance(block, RefusalBlock) and not field_refusal and as_field(block):
+            side = field_refusal = True
+        else:
+            parts.append(block)
+    if not side:
+        return "list"
+    if not parts:
+        return "null"
+    only = parts[0]
+    if (
+        len(parts) == 1
+        and isinstance(only, TextBlock)
+        and only.cache_control is None
+        and not extras_of(only, NAME)
+    ):
+        return "string"
+    return "list"
+
+
+# ------------------------------------------------------------------------ annotations
+
+
+def decode_annotation(raw: Any, index: int) -> Citation | NonStandardAnnotation:
+    """An annotation of the message's text: a url citation, or kept as it came."""
+    data = READ.object(raw, "an annotation", index, 0)
+    citation = data.get("url_citation")
+    # Chat Completions nests the citation fields under "url_citation" (Responses: flat)
+    if data.get("type") == "url_citation" and isinstance(citation, dict):
+        fields: dict[str, Any] = {}
+        known = []
+        for key in CITATION_FIELDS:
+            if key in citation and citation[key] is not None:
+                fields[key] = citation[key]
+                known.append(key)
+        extras = leftover(citation, known)
+        outer = leftover(data, ["type", "url_citation"])
+        if outer:
+            extras["annotation"] = outer
+        set_extras(fields, NAME, extras)
+        try:
+            return Citation(**fields)
+        except pydantic.ValidationError:
+            pass  # not the shape the neutral citation takes: kept as it came
+    return NonStandardAnnotation(value=copy.deepcopy(data))
+
+
+# ------------------------------------------------------------------------ parts
+
+
+def decode_part(raw: Any, index: int, position: int) -> ContentBlock:
+    """One content part; a type this codec does not know is kept as it came."""
+    part = READ.object(raw, "a content part", index, position)
+    kind = part.get("type")
+    decoder = _PART_DECODERS.get(kind) if isinstance(kind, str) else None
+    if decoder is None:
+        return _kept(part)
+    return decoder(part, index, position)
+
+
+def _kept(part: dict[str, Any]) -> NonStandardBlock:
+    """A part kept as it came; ``part`` marks it as ours, to be sent back as is."""
+    return NonStandardBlock(value=copy.deepcopy(part), extras={NAME: {"part": True}})
+
+
+def _part_fields(
+    part: Mapping[str, Any], known: Sequence[str], inner_key: str | None, inner_known: Sequence[str]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Fields and extras common to every part: cache marker and unknown keys."""
+    fields: dict[str, Any] = {}
+    extras = leftover(part, [*known, "prompt_cache_breakpoint"])
+    if "prompt_cache_breakpoint" in part:
+        # Prompt caching: a breakpoint neutral cannot say stays in extras as it came
+        value = part["prompt_cache_breakpoint"]
+        cache = cache_control(value)
+        if cache is not None:
+            fields["cache_control"] = cache
+        else:
+            extras["prompt_cache_breakpoint"] = copy.deepcopy(value)
+    if inner_key is not None:
+        inner = leftover(part[inner_key], inner_known)
+        if inner:
+            extras[inner_key] = inner
+    return fields, extras
+
+
+def _block(
+    cls: type[ContentBlock],
+    fields: dict[str, Any],
+    extras: dict[str, Any],
+    index: int,
+    position: int,
+) -> ContentBlock:
+    """A block from its fields and extras (a refused value is a ConversionError)."""
+    set_extras(fields, NAME, extras)
+    return READ.build(cls, fields, index, position)
+
+
+def _decode_text(part: dict[str, Any], index: int, position: int) -> ContentBlock:
+    """A ``text`` part."""
+    text = READ.string(part.get("text"), "text", index, position)
+    fields, extras = _part_fields(part, ["type", "text"], None, ())
+    fields["text"] = text
+    return _block(TextBlock, fields, extras, index, position)
+
+
+def _decode_refusal(part: dict[str, Any], index: int, position: int) -> ContentBlock:
+    """A ``refusal`` part (a refusal takes no cache marker)."""
+    text = READ.string(part.get("refusal"), "refusal", index, position)
+    fields, extras = _part_fields(part, ["type", "refusal"], None, ())
+    fields.pop("cache_control", None)
+    fields["text"] = text
+    return _block(RefusalBlock, fields, extras, index, position)
+
+
+def _decode_image(part: dict[str, Any], index: int, position: int) -> ContentBlock:
+    """An ``image_url`` part: a data URL becomes inline data, other URLs stay URLs."""
+    image = READ.object(part.get("image_url"), "image_url", index, position)
+    url = READ.string(image.get("url"), "image_url.url", index, position)
+    known_inner = ["url"]
+    fields, extras = _part_fields(part, ["type", "image_url"], None, ())
+    detail = image.get("detail")
+    if detail in IMAGE_DETAILS:
+        fields["detail"] = detail
+        known_inner.append("detail")
+    inner = leftover(image, known_inner)
+    if inner:
+        extras["image_url"] = inner
+    inline = parse_data_url(url)
+    if inline is not None:
+        inline_fields = {**fields, "mime_type": inline[0], "base64": inline[1]}
+        set_extras(inline_fields, NAME, extras)
+        try:
+            return ImageBlock(**inline_fields)
+        except pydantic.ValidationError:
+            pass  # an odd media type: the URL is kept as given
+    fields["url"] = url
+    return _block(ImageBlock, fields, extras, index, position)
+
+
+def _decode_audio(part: dict[str, Any], index: int, position: int) -> ContentBlock:
+    """An ``input_audio`` part; a format other than wav or mp3 is kept in extras."""
+    audio = READ.object(part.get("input_audio"), "input_audio", index, position)
+    data = READ.string(audio.get("data"), "input_audio.data", index, position)
+    audio_format = READ.string(audio.get("format"), "input_audio.format", index, position)
+    fields, extras = _part_fields(part, ["type", "input_audio"], "input_audio", ["data", "format"])
+    mime = AUDIO_MIME.get(audio_format)
+    if mime is None:
+        mime = f"audio/{audio_format}"
+        extras.setdefault("input_audio", {})["format"] = audio_format
+    fields.update(base64=data, mime_type=mime)
+    return _block(AudioBlock, fields, extras, index, position)
+
+
+def _decode_file(part: dict[str, Any], index: int, position: int) -> ContentBlock:
+    """A ``file`` part: inline data (a data URL or bare base64) and/or a file id."""
+    file = READ.object(part.get("file"), "file", index, position)
+    file_data = file.get("file_data")
+    file_id = file.get("file_id")
+    filename = file.get("filename")
+    if not isinstance(file_data, str) and not isinstance(file_id, str):
+        return _kept(part)
+    known = [key for key in ("file_data", "file_id", "filename") if isinstance(file.get(key), str)]
+    fields, extras = _part_fields(part, ["type", "file"], "file", known)
+    if isinstance(filename, str):
+        fields["filename"] = filename
+    if isinstance(file_id, str):
+        fields["file_id"] = file_id
+    if isinstance(file_data, str):
+        inline = parse_data_url(file_data)
+        if inline is not None:
+            fields.update(mime_type=inline[0], base64=inline[1])
+        else:  # bare base64: the media type is a guess, the data goes back bare
+            guessed = mimetypes.guess_type(filename)[0] if isinstance(filename, str) else None
+            fields.update(mime_type=guessed or "application/octet-stream", base64=file_data)
+            extras["bare_base64"] = True
+    return _block(FileBlock, fields, extras, index, position)
+
+
+_PART_DECODERS: Final[dict[str, Callable[[dict[str, Any], int, int], ContentBlock]]] = {
+    "text": _decode_text,
+    "refusal": _decode_refusal,
+    "image_url": _decode_image,
+    "input_audio": _decode_audio,
+    "file": _decode_file,
+}

@@ -1,0 +1,767 @@
+"""Encoding the neutral model as Chat Completions request arguments, and ``check``.
+
+``check`` is the encoder in collect mode: one walk writes the request and notes
+every problem (broken rules and content the format cannot carry); ``encode``
+raises with all of them, or (``check=False``) applies the unsupported-content
+policy as it goes.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+from chatschema_models.content import (
+    AudioBlock,
+    ContentBlock,
+    FileBlock,
+    ImageBlock,
+    NonStandardBlock,
+    ReasoningBlock,
+    RefusalBlock,
+    TextBlock,
+)
+from chatschema_models.conversation import Conversation
+from chatschema_models.message import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+)
+from chatschema_models.tool import (
+    AutoToolChoice,
+    InvalidToolCall,
+    NoneToolChoice,
+    RequiredToolChoice,
+    ToolCall,
+    ToolChoice,
+    ToolDefinition,
+)
+from typing_extensions import Unpack
+
+from chatschema.errors import Problem
+from chatschema.providers._common import (
+    EncodeOptions,
+    EncodePass,
+    Options,
+    application_tools,
+    arguments_text,
+    content_blocks,
+    data_url,
+    extras_of,
+    foreign_tool_problems,
+    guarded,
+    is_foreign_tool,
+    merge_extras,
+    pointer,
+    raise_problems,
+    sendable_tools,
+    to_conversation,
+    tool_call_as_text,
+    tool_pairing_problems,
+    tool_result_as_text,
+    tools_as_text,
+)
+from chatschema.providers._openai import cache_breakpoint, custom_input
+from chatschema.providers.openai_chat.blocks import READ, as_field, default_shape
+from chatschema.providers.openai_chat.wire import (
+    AUDIO_FORMAT,
+    BLOCK_MARKERS,
+    CALL_MARKERS,
+    MESSAGE_MARKERS,
+    NAME,
+    NAME_PATTERN,
+    SHAPES,
+    TOOL_IMAGES_INTRO,
+    TOOL_MARKERS,
+    TOOL_NAME_MAX,
+    Shape,
+)
+
+__all__ = ["check", "encode"]
+
+
+@guarded(NAME)
+def encode(messages: Any, **options: Unpack[EncodeOptions]) -> dict[str, Any]:
+    """Encode a conversation as Chat Completions request arguments.
+
+    Args:
+        messages: a Conversation, a list of messages, or their JSON-like dicts.
+        **options: see :class:`~chatschema.providers._common.EncodeOptions`.
+            ``system_role``, when given, sets the role of every instruction
+            message; otherwise each keeps the role it was decoded with
+            (``extras["openai_chat"]["role"]``), ``"system"`` by default.
+
+    Returns:
+        ``{"messages": [...]}`` plus ``tools``, ``tool_choice`` and
+        ``parallel_tool_calls`` when the conversation has them, ready for
+        ``client.chat.completions.create(model=..., **result)``.
+
+    Raises:
+        ConversionError: structural problems (with ``check``), or content that
+            cannot be encoded.
+        UnsupportedContentError: content the format cannot carry, under
+            ``unsupported="error"``.
+        ValidationError: input that is not a conversation.
+        OptionError: unknown options or bad option values.
+    """
+    resolved = Options.resolve(NAME, options)
+    conversation = to_conversation(messages)
+    # With check on, one pass collects every problem (unsupported content included).
+    encoder = _Encoder(
+        resolved, collect=resolved.check, explicit_system_role="system_role" in options
+    )
+    request = encoder.request(conversation)
+    raise_problems(encoder.problems, NAME)
+    return request
+
+
+@guarded(NAME)
+def check(messages: Any, **options: Unpack[EncodeOptions]) -> list[Problem]:
+    """Every structural problem that would make Chat Completions reject the messages.
+
+    With native tools: every tool call (invalid ones included, since they are sent
+    back) answered by one ``tool`` message right after its assistant message, no
+    orphan or duplicate results, custom tool calls with ``{"input": <string>}``
+    arguments, tool names matching ``^[a-zA-Z0-9_-]{1,64}$``, no ``tool_choice``
+    (other than none) without tools. Always: message
+    ``name`` matching ``^[a-zA-Z0-9_-]+$``; content the format cannot carry (images
+    when ``vision`` is off ...) when the policy is ``unsupported="error"``.
+
+    Args:
+        messages: anything :func:`encode` accepts.
+        **options: the options :func:`encode` would get.
+    """
+    conversation = to_conversation(messages)
+    resolved = Options.resolve(NAME, options)
+    encoder = _Encoder(resolved, collect=True, explicit_system_role="system_role" in options)
+    encoder.request(conversation)
+    return encoder.problems
+
+
+class _Encoder(EncodePass):
+    """One ``encode`` or ``check`` call: options, problems, and the messages written so far."""
+
+    def __init__(self, options: Options, *, collect: bool, explicit_system_role: bool) -> None:
+        super().__init__(options, collect=collect)
+        self.explicit_system_role = explicit_system_role
+        self.string_mode = options.content_format == "string"
+        self.out: list[dict[str, Any]] = []
+        self.tool_images: list[tuple[str, list[dict[str, Any]]]] = []
+
+    # -------------------------------------------------------------- request
+
+    def request(self, conversation: Conversation) -> dict[str, Any]:
+        """The request arguments: messages, then tools and tool choice."""
+        options = self.options
+        given = conversation.tools or []
+        if options.native_tools and self.collect:
+            # check lists the request's tool rules first, then each message's problems
+            self.problems.extend(foreign_tool_problems(given, options))
+            self.problems.extend(_pairing_problems(conversation.messages))
+            self.problems.extend(_tool_problems(conversation))
+        result: dict[str, Any] = {"messages": self.messages(conversation.messages)}
+        if options.native_tools:
+            if self.collect:  # other formats' hosted tools: noted above
+                tools = [tool for tool in given if not is_foreign_tool(tool, NAME)]
+            else:
+                tools = sendable_tools(given, options)
+            if tools:
+                result["tools"] = [_encode_tool(tool) for tool in tools]
+            if conversation.tool_choice is not None and (tools or not given):
+                # a tool choice goes only with tools, or where none were given
+                result.update(_encode_tool_choice(conversation.tool_choice, tools))
+        elif application_tools(given):
+            self.add_tools_text(result["messages"], tools_as_text(given))
+        return result
+
+    # -------------------------------------------------------------- messages
+
+    def messages(self, messages: Sequence[Message]) -> list[dict[str, Any]]:
+        """Every message, in order; tool-result images follow the tool messages."""
+        native = self.options.native_tools
+        for index, message in enumerate(messages):
+            if isinstance(message, ToolMessage):
+                if native:
+                    self.out.append(self.tool(message, index))
+                else:
+                    self.out.append(self.tool_as_user(message, index))
+                continue
+            self.flush_tool_images()
+            dropped = self.dropped
+            if isinstance(message, SystemMessage):
+                wire = self.instructions(message, index)
+            elif isinstance(message, UserMessage):
+                wire = self.user(message, index)
+            else:
+                wire = self.assistant(message, index)
+            if self.dropped > dropped and _empty_message(wire):
+                continue  # drops left it empty: not sent (the API rejects it)
+            self.out.append(wire)
+        self.flush_tool_images()
+        return self.out
+
+    def flush_tool_images(self) -> None:
+        """The images of the tool results just written, as one user message."""
+        if not self.tool_images:
+            return
+        parts: list[dict[str, Any]] = []
+        for call_id, images in self.tool_images:
+            parts.append({"type": "text", "text": TOOL_IMAGES_INTRO.format(id=call_id)})
+            parts.extend(images)
+        self.out.append({"role": "user", "content": parts})
+        self.tool_images = []
+
+    def name(self, name: str, index: int) -> str:
+        """A message's ``name``; check notes one the API refuses."""
+        if self.collect and not NAME_PATTERN.fullmatch(name):
+            self.problem(
+                pointer(index, "name"),
+                "pattern",
+                f"message name {name!r} must match ^[a-zA-Z0-9_-]+$",
+            )
+        return name
+
+    def instructions(self, message: SystemMessage, index: int) -> dict[str, Any]:
+        """A system message, as ``system`` or ``developer``."""
+        extras = extras_of(message, NAME)
+        role = self.options.system_role
+        if not self.explicit_system_role:
+            recorded = extras.get("role")
+            role = recorded if recorded in ("system", "developer") else "system"
+        wire: dict[str, Any] = {"role": role}
+        if message.name is not None:
+            wire["name"] = self.name(message.name, index)
+        wire["content"] = self.content(message.content, index, "instructions")
+        merge_extras(wire, extras, MESSAGE_MARKERS)
+        return wire
+
+    def user(self, message: UserMessage, index: int) -> dict[str, Any]:
+        """A user message."""
+        wire: dict[str, Any] = {"role": "user"}
+        if message.name is not None:
+            wire["name"] = self.name(message.name, index)
+        wire["content"] = self.content(message.content, index, "user")
+        merge_extras(wire, extras_of(message, NAME), MESSAGE_MARKERS)
+        return wire
+
+    def tool(self, message: ToolMessage, index: int) -> dict[str, Any]:
+        """A tool message (native tools); its images are held for a user message."""
+        extras = extras_of(message, NAME)
+        content = message.content
+        wire: dict[str, Any] = {"role": "tool", "tool_call_id": message.tool_call_id}
+        if isinstance(content, str):
+            wire["content"] = self.text_content(content)
+        else:
+            parts: list[dict[str, Any]] = []
+            images: list[dict[str, Any]] = []
+            dropped = self.dropped
+            for position, block in enumerate(content):
+                if block.type == "image":
+                    # API reference: tool message content is text only; images go to a user message
+                    part = self.part(block, index, position, "user")
+                    if part is not None:
+                        (images if part["type"] == "image_url" else parts).append(part)
+                    continue
+                part = self.part(block, index, position, "tool")
+                if part is not None:
+                    parts.append(part)
+            if not parts and (images or self.dropped > dropped):
+                wire["content"] = ""  # a tool message answers its call: it stays
+            else:
+                wire["content"] = self.join(parts) if self.string_mode else parts
+            if images:
+                self.tool_images.append((message.tool_call_id, images))
+        # API reference: a tool message has no name; sent only when a decoded one had it
+        if extras.get("send_name") is True and message.name is not None:
+            wire["name"] = message.name
+        merge_extras(wire, extras, MESSAGE_MARKERS)
+        return wire
+
+    def tool_as_user(self, message: ToolMessage, index: int) -> dict[str, Any]:
+        """A tool result as user text, for models without native function calling."""
+        texts: list[str] = []
+        images: list[dict[str, Any]] = []
+        for position, block in enumerate(content_blocks(message.content)):
+            if block.type == "image":
+                part = self.part(block, index, position, "user")
+            else:
+                part = self.part(block, index, position, "tool")
+            if part is None:
+                continue
+            if part["type"] == "text":
+                texts.append(part["text"])
+            else:
+                images.append(part)
+        text = tool_result_as_text(message, "\n".join(texts))
+        if images or self.options.content_format == "parts":
+            return {"role": "user", "content": [{"type": "text", "text": text}, *images]}
+        return {"role": "user", "content": text}
+
+    def assistant(self, message: AssistantMessage, index: int) -> dict[str, Any]:
+        """An assistant message: content, refusal, tool calls and reasoning fields."""
+        extras = extras_of(message, NAME)
+        wire: dict[str, Any] = {"role": "assistant"}
+        if message.name is not None:
+            wire["name"] = self.name(message.name, index)
+        # the calls before the content: check lists their problems first
+        calls = self.tool_calls(message, index)
+        content = message.content
+        refusal: str | None = None
+        reasoning: list[str] = []
+        reasoning_field = "reasoning_content"
+        parts: list[dict[str, Any]] = []
+        if isinstance(content, str):
+            unset = "content" not in message.model_fields_set
+            default: Shape = "null" if unset else "string"
+            if content:
+                parts.append({"type": "text", "text": content})
+        else:
+            default = default_shape(content)
+            for position, block in enumerate(content):
+                if isinstance(block, ReasoningBlock):
+                    if self.options.replays(block.provider):
+                        text = _reasoning_text(block)
+                        # DeepSeek / vLLM docs: reasoning_content goes back only when asked
+                        if self.options.reasoning_content and text is not None:
+                            if not reasoning:
+                                field = extras_of(block, NAME).get("field")
+                                if field in ("reasoning", "reasoning_content"):
+                                    reasoning_field = field
+                            reasoning.append(text)
+                        continue
+                    part = self.reasoning_as_text(block)
+                    if part is not None:
+                        parts.append(part)
+                    continue
+                if (
+                    isinstance(block, RefusalBlock)
+                    and refusal is None
+                    and (as_field(block) or self.string_mode)
+                ):
+                    refusal = block.text
+                    continue
+                part = self.part(block, index, position, "assistant")
+                if part is not None:
+                    parts.append(part)
+        recorded = extras.get("content_shape")
+        if not self.options.native_tools and calls:
+            # the calls become text: the content is what they are written into
+            parts.extend({"type": "text", "text": text} for text in calls)
+            if default != "list":
+                default = "string"
+            if recorded in ("null", "absent"):
+                recorded = None
+        shape = self.shape(recorded, default, parts)
+        if shape == "null":
+            wire["content"] = None
+        elif shape == "string":
+            wire["content"] = self.join(parts)
+        elif shape == "list":
+            wire["content"] = parts
+        if refusal is not None:
+            wire["refusal"] = refusal
+        if self.options.native_tools and calls:
+            wire["tool_calls"] = calls
+        if reasoning:
+            wire[reasoning_field] = "\n".join(reasoning)
+        merge_extras(wire, extras, MESSAGE_MARKERS)
+        return wire
+
+    def shape(self, recorded: Any, default: Shape, parts: list[dict[str, Any]]) -> Shape:
+        """The wire form of an assistant's content."""
+        shape = (
+            cast(Shape, recorded) if isinstance(recorded, str) and recorded in SHAPES else default
+        )
+        content_format = self.options.content_format
+        if content_format == "string" and shape == "list":
+            shape = "string"
+        elif content_format == "parts" and shape == "string":
+            shape = "list"
+        if shape in ("null", "absent") and parts:
+            shape = "string" if content_format == "string" else "list"
+        # string content is text only: anything else needs the list form
+        if shape == "string" and any(part.get("type") != "text" for part in parts):
+            shape = "list"
+        return shape
+
+    def tool_calls(self, message: AssistantMessage, index: int) -> list[Any]:
+        """Wire tool calls (native) or their text (without native tools), in order."""
+        native = self.options.native_tools
+        ordered: list[tuple[int | None, int, Any]] = []
+        for position, call in enumerate(message.tool_calls):
+            wire = self.tool_call(call, index, position) if native else tool_call_as_text(call)
+            if wire is not None:
+                ordered.append((call.index, position, wire))
+        offset = len(message.tool_calls)
+        for position, bad in enumerate(message.invalid_tool_calls):
+            if native:
+                if bad.id is None:
+                    # A call without id cannot be answered (API reference: tool_call_id is
+                    # required); placeholder text has no place among tool calls.
+                    what = f"invalid tool call {position} without id"
+                    if self.unsupported(what, index) is not None:
+                        self.dropped += 1
+                    continue
+                wire = _encode_invalid_call(bad)
+            else:
+                wire = _invalid_call_as_text(bad)
+            ordered.append((bad.index, offset + position, wire))
+        # decoded calls carry their wire position as `index`: valid and invalid interleave
+        if any(item[0] is not None for item in ordered):
+            last = 1 << 62
+            ordered.sort(key=lambda item: (item[0] if item[0] is not None else last, item[1]))
+        return [item[2] for item in ordered]
+
+    def tool_call(self, call: ToolCall, index: int, position: int) -> dict[str, Any] | None:
+        """One native tool call; None for a custom call check refuses."""
+        if self.collect and not _valid_tool_name(call.name):
+            self.problem(
+                pointer(index, "tool_calls", position, "name"),
+                "pattern",
+                f"tool name {call.name!r} must match ^[a-zA-Z0-9_-]{{1,64}}$",
+            )
+        extras = extras_of(call, NAME)
+        wire: dict[str, Any]
+        if extras.get("type") == "custom":
+            # Function calling guide, "Custom tools": one free-form string, our {"input": ...}
+            text = custom_input(call)
+            if text is None:
+                if not self.collect:
+                    READ.fail(
+                        f'custom tool call {call.id!r} needs arguments {{"input": <string>}}',
+                        index,
+                    )
+                self.problem(
+                    pointer(index, "tool_calls", position, "arguments"),
+                    "custom_tool_input",
+                    'a custom tool call needs arguments {"input": <string>}',
+                )
+                return None
+            wire = {"id": call.id, "type": "custom", "custom": {"name": call.name, "input": text}}
+        else:
+            wire = {
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": arguments_text(call, NAME, extras)},
+            }
+            if extras.get("no_type") is True:
+                del wire["type"]
+        if extras:
+            merge_extras(wire, extras, CALL_MARKERS)
+        return wire
+
+    def add_tools_text(self, out: list[dict[str, Any]], text: str) -> None:
+        """Tool definitions as text, added to the instructions (native_tools off)."""
+        if out and out[0]["role"] in ("system", "developer"):
+            content = out[0]["content"]
+            if isinstance(content, list):
+                content.append({"type": "text", "text": text})
+            else:
+                out[0]["content"] = f"{content}\n\n{text}" if content else text
+            return
+        first: Any = (
+            [{"type": "text", "text": text}] if self.options.content_format == "parts" else text
+        )
+        out.insert(0, {"role": self.options.system_role, "content": first})
+
+    # -------------------------------------------------------------- content
+
+    def text_content(self, text: str) -> str | list[dict[str, Any]]:
+        """String content, as a string or (``content_format="parts"``) one text part."""
+        if self.options.content_format == "parts":
+            return [{"type": "text", "text": text}] if text else []
+        return text
+
+    def join(self, parts: list[dict[str, Any]]) -> str:
+        """Text parts as one string."""
+        return "\n".join(part["text"] for part in parts)
+
+    def content(
+        self, content: str | Sequence[ContentBlock], index: int, kind: str
+    ) -> str | list[dict[str, Any]]:
+        """The content of a user, system or developer message."""
+        if isinstance(content, str):
+            return self.text_content(content)
+        parts: list[dict[str, Any]] = []
+        for position, block in enumerate(content):
+            part = self.part(block, index, position, kind)
+            if part is not None:
+                parts.append(part)
+        return self.join(parts) if self.string_mode else parts
+
+    def reasoning_as_text(self, block: ReasoningBlock) -> dict[str, Any] | None:
+        """Another provider's reasoning as text, under ``reasoning="text"``; else None."""
+        if self.options.reasoning != "text" or block.provider == NAME:
+            return None
+        text = _reasoning_text(block)
+        return {"type": "text", "text": text} if text else None
+
+    def placeholder(self, what: str, index: int, position: int) -> dict[str, Any] | None:
+        """Content the format cannot carry: the policy's text part, or None."""
+        text = self.unsupported(what, index, position)
+        return None if text is None else {"type": "text", "text": text}
+
+    def part(
+        self, block: ContentBlock, index: int, position: int, kind: str
+    ) -> dict[str, Any] | None:
+        """One content part; kind is user, assistant, instructions or tool."""
+        if isinstance(block, TextBlock):
+            part: dict[str, Any] = {"type": "text", "text": block.text}
+        elif isinstance(block, ReasoningBlock):
+            return self.reasoning_as_text(block)
+        elif isinstance(block, NonStandardBlock):
+            if extras_of(block, NAME).get("part") is not True:
+                return self.placeholder("a non-standard block of another format", index, position)
+            if self.string_mode:
+                return self.placeholder("a non-standard part in string content", index, position)
+            return copy.deepcopy(block.value)
+        elif isinstance(block, RefusalBlock):
+            if kind != "assistant":
+                return self.placeholder(f"a refusal in {_a(kind)} message", index, position)
+            if self.string_mode:
+                return self.placeholder("a second refusal in string content", index, position)
+            part = {"type": "refusal", "refusal": block.text}
+        elif kind != "user":
+            # API reference: media parts are user content only (system/assistant/tool take text)
+            role = "a tool result" if kind == "tool" else f"{_a(kind)} message"
+            return self.placeholder(f"{_what(block)} in {role}", index, position)
+        elif self.string_mode:
+            return self.placeholder(f"{_what(block)} in string content", index, position)
+        elif isinstance(block, ImageBlock):
+            if not self.options.vision:
+                return self.placeholder("an image (vision is off)", index, position)
+            maybe = _image_part(block)
+            if maybe is None:
+                return self.placeholder("an image by file id", index, position)
+            part = maybe
+        elif isinstance(block, AudioBlock):
+            maybe = _audio_part(block)
+            if maybe is None:
+                return self.placeholder("audio other than base64 wav or mp3", index, position)
+            part = maybe
+        elif isinstance(block, FileBlock):
+            maybe = _file_part(block)
+            if maybe is None:
+                return self.placeholder("a file by URL", index, position)
+            part = maybe
+        else:
+            return self.placeholder(_what(block), index, position)
+        if self.string_mode:
+            return {"type": "text", "text": part["text"]} if part["type"] == "text" else part
+        # Prompt caching guide: breakpoints go on content parts, never on a refusal
+        if (
+            self.options.prompt_cache
+            and block.cache_control is not None
+            and part["type"] != "refusal"
+        ):
+            part["prompt_cache_breakpoint"] = cache_breakpoint(block.cache_control)
+        merge_extras(part, extras_of(block, NAME), BLOCK_MARKERS)
+        return part
+
+
+def _empty_message(wire: Mapping[str, Any]) -> bool:
+    """Whether a system, user or assistant message has nothing to say.
+
+    No content, tool calls, refusal, reasoning or audio.
+    """
+    return not wire.get("content") and all(key in ("role", "name", "content") for key in wire)
+
+
+def _what(block: ContentBlock) -> str:
+    """A block's kind, for the unsupported-content message."""
+    names = {
+        "image": "an image",
+        "audio": "audio",
+        "video": "a video",
+        "file": "a file",
+        "text-plain": "a text-plain document",
+        "server_tool_call": "a server tool call",
+        "server_tool_result": "a server tool result",
+    }
+    return names.get(block.type, f"a {block.type} block")
+
+
+def _a(word: str) -> str:
+    """``word`` with its indefinite article (``an assistant``, ``a system``)."""
+    return f"an {word}" if word[:1] in "aeiou" else f"a {word}"
+
+
+def _reasoning_text(block: ReasoningBlock) -> str | None:
+    """A reasoning block's text, or its summary joined; None when it has neither."""
+    if block.text is not None:
+        return block.text
+    if block.summary:
+        return "\n".join(block.summary)
+    return None
+
+
+def _image_part(block: ImageBlock) -> dict[str, Any] | None:
+    """An ``image_url`` part (inline data as a data URL); None for a file id."""
+    if block.url is not None:
+        url = block.url
+    elif block.base64 is not None and block.mime_type is not None:
+        url = data_url(block.mime_type, block.base64)
+    else:
+        return None
+    image_url: dict[str, Any] = {"url": url}
+    if block.detail is not None:
+        image_url["detail"] = block.detail
+    return {"type": "image_url", "image_url": image_url}
+
+
+def _audio_part(block: AudioBlock) -> dict[str, Any] | None:
+    """An ``input_audio`` part: base64 wav or mp3 only (or the format it came with)."""
+    if block.base64 is None or block.mime_type is None:
+        return None
+    mime = block.mime_type.split(";", 1)[0].strip().lower()
+    audio_format = AUDIO_FORMAT.get(mime)
+    if audio_format is None:
+        recorded = extras_of(block, NAME).get("input_audio")
+        if isinstance(recorded, dict) and isinstance(recorded.get("format"), str):
+            audio_format = recorded["format"]
+        else:
+            return None
+    return {"type": "input_audio", "input_audio": {"data": block.base64, "format": audio_format}}
+
+
+def _file_part(block: FileBlock) -> dict[str, Any] | None:
+    """A ``file`` part: inline data and/or a file id; None for a file by URL."""
+    file: dict[str, Any] = {}
+    if block.base64 is not None and block.mime_type is not None:
+        bare = extras_of(block, NAME).get("bare_base64") is True
+        file["file_data"] = block.base64 if bare else data_url(block.mime_type, block.base64)
+    if block.file_id is not None:
+        file["file_id"] = block.file_id
+    if not file:
+        return None
+    if block.filename is not None:
+        file["filename"] = block.filename
+    return {"type": "file", "file": file}
+
+
+# ------------------------------------------------------------------------ tools
+
+
+def _is_custom(model: Any) -> bool:
+    """Whether a tool or tool call is a custom (free-form input) one."""
+    return extras_of(model, NAME).get("type") == "custom"
+
+
+def _encode_invalid_call(call: InvalidToolCall) -> dict[str, Any]:
+    """An invalid tool call, sent back as the model produced it."""
+    extras = extras_of(call, NAME)
+    wire: dict[str, Any] = {
+        "id": call.id,
+        "type": "function",
+        "function": {"name": call.name or "", "arguments": call.arguments or ""},
+    }
+    if extras.get("no_type") is True:
+        del wire["type"]
+    merge_extras(wire, extras, CALL_MARKERS)
+    return wire
+
+
+def _invalid_call_as_text(call: InvalidToolCall) -> str:
+    """An invalid tool call written out, for models without native function calling."""
+    return (
+        f'<tool_call id="{call.id or ""}" name="{call.name or ""}">'
+        f"{call.arguments or ''}</tool_call>"
+    )
+
+
+def _encode_tool(tool: ToolDefinition) -> dict[str, Any]:
+    """A tool definition: a function, or a custom tool."""
+    extras = extras_of(tool, NAME)
+    wire: dict[str, Any]
+    if _is_custom(tool):
+        custom: dict[str, Any] = {"name": tool.name}
+        if tool.description is not None:
+            custom["description"] = tool.description
+        if "format" in extras:
+            custom["format"] = copy.deepcopy(extras["format"])
+        merge_extras(custom, extras, TOOL_MARKERS)
+        wire = {"type": "custom", "custom": custom}
+    else:
+        function: dict[str, Any] = {"name": tool.name}
+        if tool.description is not None:
+            function["description"] = tool.description
+        if not (extras.get("no_parameters") is True and tool.parameters == {}):
+            function["parameters"] = copy.deepcopy(tool.parameters)
+        if tool.strict is not None:
+            function["strict"] = tool.strict
+        merge_extras(function, extras, TOOL_MARKERS)
+        wire = {"type": "function", "function": function}
+    fields = extras.get("tool_fields")
+    if isinstance(fields, Mapping):
+        merge_extras(wire, fields)
+    return wire
+
+
+def _encode_tool_choice(choice: ToolChoice, tools: Sequence[ToolDefinition]) -> dict[str, Any]:
+    """``tool_choice`` and ``parallel_tool_calls``."""
+    if isinstance(choice, NoneToolChoice):
+        return {"tool_choice": "none"}
+    if isinstance(choice, AutoToolChoice):
+        # "auto" is the API's default when tools are given: with `parallel`, the
+        # flag alone says it (the common request shape).
+        if choice.parallel is not None:
+            return {"parallel_tool_calls": choice.parallel}
+        return {"tool_choice": "auto"}
+    if isinstance(choice, RequiredToolChoice):
+        result: dict[str, Any] = {"tool_choice": "required"}
+        if choice.parallel is not None:
+            result["parallel_tool_calls"] = choice.parallel
+        return result
+    kind = (
+        "custom"
+        if any(tool.name == choice.name and _is_custom(tool) for tool in tools)
+        else "function"
+    )
+    result = {"tool_choice": {"type": kind, kind: {"name": choice.name}}}
+    if choice.parallel is not None:
+        result["parallel_tool_calls"] = choice.parallel
+    return result
+
+
+# ------------------------------------------------------------------------ rules that only check
+
+
+def _pairing_problems(messages: Sequence[Message]) -> list[Problem]:
+    """Tool calls and results that do not pair up, Chat Completions' way.
+
+    Results right after their call, and invalid tool calls counted as calls: they
+    are sent back as tool calls and need answers too.
+    """
+    return tool_pairing_problems(messages, adjacent=True, provider=NAME, include_invalid=True)
+
+
+def _tool_problems(conversation: Conversation) -> list[Problem]:
+    """Tool names the API refuses, and a tool choice without tools."""
+    problems: list[Problem] = []
+    for index, tool in enumerate(conversation.tools or []):
+        if not is_foreign_tool(tool, NAME) and not _valid_tool_name(tool.name):
+            problems.append(
+                Problem(
+                    f"/tools/{index}/name",
+                    "pattern",
+                    f"tool name {tool.name!r} must match ^[a-zA-Z0-9_-]{{1,64}}$",
+                )
+            )
+    choice = conversation.tool_choice
+    if choice is not None and not isinstance(choice, NoneToolChoice) and not conversation.tools:
+        problems.append(
+            Problem(
+                "/tool_choice",
+                "tools_required",
+                f"tool_choice {choice.type!r} without tools (the API only takes it with tools)",
+            )
+        )
+    return problems
+
+
+def _valid_tool_name(name: str) -> bool:
+    """Whether the API takes a tool name (the pattern, at most 64 characters)."""
+    return len(name) <= TOOL_NAME_MAX and NAME_PATTERN.fullmatch(name) is not None

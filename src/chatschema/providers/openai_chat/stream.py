@@ -1,0 +1,675 @@
+"""Decoding a streamed ``ChatCompletion`` (``chat.completion.chunk`` events) into chunks."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, Literal
+
+from chatschema_models.chunk import AssistantMessageChunk
+from chatschema_models.content import ContentBlock, ReasoningBlock, RefusalBlock, TextBlock
+from chatschema_models.tool import ToolCallChunk
+
+from chatschema.providers._common import describe, loads, merge_value, parse_arguments
+from chatschema.providers._common.sse import events as sse_events
+from chatschema.providers.openai_chat.blocks import READ, decode_annotation, default_shape
+from chatschema.providers.openai_chat.usage import decode_usage
+from chatschema.providers.openai_chat.wire import (
+    ABSENT,
+    CALL_KEYS,
+    CHOICE_KEYS,
+    CHUNK_KEYS,
+    DELTA_KEYS,
+    FINISH_REASONS,
+    NAME,
+    REASONING_SLOT,
+    REFUSAL_SLOT,
+    TEXT_SLOT,
+    Shape,
+)
+
+__all__ = ["decode_stream"]
+
+
+def decode_stream(events: Iterable[Any]) -> Iterator[AssistantMessageChunk]:
+    """Decode a streamed ``ChatCompletion`` into ``AssistantMessageChunk`` objects, lazily.
+
+    ``events`` are the ``chat.completion.chunk`` objects as parsed JSON, the SDK's
+    ``ChatCompletionChunk`` objects, or the raw SSE body (``bytes`` or ``str`` pieces
+    cut anywhere; ``data: [DONE]`` ends it). One chunk is yielded per event that says
+    something, as it arrives; assembled (``ChunkAccumulator``, ``merge_chunks`` or
+    ``+``), they make the message :func:`decode_response` makes of the complete
+    response:
+
+    - text: string content while the reply is plain text; once reasoning
+      (``reasoning_content`` / ``reasoning``) or a refusal comes first, blocks with
+      ``index`` 0 (reasoning), 1 (text), 2 (refusal);
+    - tool calls: ``ToolCallChunk`` fragments keyed by their position in ``tool_calls``
+      (a server that reuses an ``index`` for a call with another ``id``, or leaves
+      ``index`` out, gets the next position), raw argument text as it comes;
+    - ``usage`` with ``usage_mode="cumulative"`` (totals, whether they come once in
+      the ``stream_options.include_usage`` chunk or on every chunk, as vLLM can);
+    - the final chunk brings what is only whole at the end: the exact argument text
+      (``extras.arguments``), the other choices of ``n > 1`` in
+      ``response_metadata["openai_chat"]["choices"]``, the logprobs, the audio
+      object, the message's unknown fields, ``extras.content_shape``. It has
+      ``chunk_position="last"`` when the first choice finished (``finish_reason``);
+      a stream cut off before that gets it without the marker.
+
+    Known limits (the accumulator merges blocks by index, and a string run has
+    none): annotations that come after text that streamed as a string arrive as an
+    empty text block of their own, and reasoning that starts after the text is
+    placed after it.
+
+    Raises:
+        ConversionError: for an ``error`` event (naming its message) and for
+            malformed events; unknown event types (no ``choices``) are skipped.
+    """
+    stream = _Stream()
+    for event in sse_events(events, provider=NAME):
+        yield from stream.event(event)
+    yield from stream.close()
+
+
+class _Stream:
+    """The state of one decode_stream: O(1) per event besides the streamed data."""
+
+    def __init__(self) -> None:
+        self.started = False  # a chunk was yielded (it carried `provider`)
+        self.response_id: str | None = None
+        self.model: str | None = None
+        self.metadata: dict[str, Any] = {}  # last value emitted per metadata key
+        self.primary: int | None = None  # wire index of the choice that is the message
+        self.finished = False
+        self.side: dict[int, _SideChoice] = {}
+        # content of the first choice
+        self.mode: Literal["string", "blocks"] | None = None
+        self.text_seen = False  # a `content` string came (even "")
+        self.text_block = False  # the text block exists (blocks mode)
+        self.reasoning_field: str | None = None
+        self.reasoning_block = False
+        self.refusal_block = False
+        self.annotations: list[Any] = []  # raw, held until text comes
+        self.annotated = False
+        self.name_sent = False
+        self.audio = _Object()
+        self.audio_id_sent = False
+        self.logprobs = _Object()
+        self.others = _Object()  # the message's other fields: extras at the end
+        self.calls: list[_StreamCall] = []
+        self.calls_by_wire: dict[int, _StreamCall] = {}
+        self.calls_by_id: dict[str, _StreamCall] = {}
+
+    # ------------------------------------------------------------------ events
+
+    def event(self, raw: Any) -> list[AssistantMessageChunk]:
+        """The chunks one event makes (none for an event that is not a chunk)."""
+        if isinstance(raw, (str, bytes, bytearray)):  # one event as JSON text
+            raw = loads(raw, NAME)
+        data = READ.json(raw)
+        if not isinstance(data, dict):
+            READ.fail(f"a stream event must be an object, not {describe(data)}")
+        error = data.get("error")
+        if error or data.get("object") == "error":
+            raise READ.stream_error(error if error else data)
+        if "choices" not in data and "usage" not in data:
+            return []  # not a chunk (a ping, a proxy's own event): skipped
+        pieces = _Pieces()
+        for key, target in (("id", "response_id"), ("model", "model")):
+            value = data.get(key)
+            if isinstance(value, str) and value and getattr(self, target) is None:
+                setattr(self, target, value)
+                pieces.out[target] = value
+        for key, value in data.items():
+            if key not in CHUNK_KEYS:
+                self.note(pieces.meta, key, value)
+        choices = data.get("choices")
+        if choices is not None:
+            if not isinstance(choices, list):
+                READ.fail(f"choices must be a list, not {describe(choices)}")
+            for position, choice in enumerate(choices):
+                self.choice(choice, position, pieces)
+        usage = data.get("usage")
+        if usage is not None:
+            # usage is cumulative: one final chunk (include_usage) or totals on every chunk
+            pieces.out["usage"], unknown = decode_usage(usage)
+            pieces.out["usage_mode"] = "cumulative"
+            if unknown:
+                pieces.meta["usage"] = unknown
+        return self.chunk(pieces)
+
+    def note(self, meta: dict[str, Any], key: str, value: Any) -> None:
+        """A metadata value, emitted when it changes (the last one wins)."""
+        if value is not None and self.metadata.get(key, ABSENT) != value:
+            self.metadata[key] = value
+            meta[key] = copy.deepcopy(value)
+
+    def choice(self, raw: Any, position: int, pieces: _Pieces) -> None:
+        """One choice of an event: the first one met is the message, others go aside."""
+        choice = READ.object(raw, f"choice {position}", None)
+        index = choice.get("index", 0)
+        if not isinstance(index, int) or isinstance(index, bool) or index < 0:
+            READ.fail(f"choice {position} index must be a non-negative integer, not {index!r}")
+        delta = choice.get("delta")
+        if delta is None:
+            delta = {}
+        delta = READ.object(delta, f"choice {index} delta", None)
+        reason = choice.get("finish_reason")
+        if reason is not None:
+            reason = READ.string(reason, f"choice {index} finish_reason", None)
+        if self.primary is None:
+            self.primary = index
+            if index != 0:
+                self.note(pieces.meta, "index", index)
+        if index != self.primary:
+            self.side_choice(index, choice, delta, reason)
+            return
+        if reason is not None:
+            self.finished = True
+            pieces.out["raw_finish_reason"] = reason
+            pieces.out["finish_reason"] = FINISH_REASONS.get(reason, "other")
+        if choice.get("logprobs") is not None:
+            self.logprobs.add({"logprobs": choice["logprobs"]})
+        for key, value in choice.items():
+            if key not in CHOICE_KEYS:
+                self.note(pieces.meta, key, value)
+        self.delta(delta, pieces)
+
+    def side_choice(
+        self, index: int, choice: dict[str, Any], delta: dict[str, Any], reason: Any
+    ) -> None:
+        """A delta of another choice (``n > 1``), kept for the response metadata."""
+        side = self.side.get(index)
+        if side is None:
+            side = self.side[index] = _SideChoice(index)
+        side.message.add(delta)
+        if reason is not None:
+            side.finish_reason = reason
+        if choice.get("logprobs") is not None:
+            side.logprobs.add({"logprobs": choice["logprobs"]})
+        for key, value in choice.items():
+            if key not in CHOICE_KEYS and value is not None:
+                merge_value(side.fields, key, value)
+
+    def delta(self, delta: dict[str, Any], pieces: _Pieces) -> None:
+        """The first choice's delta: content, reasoning, refusal, tool calls, audio."""
+        blocks = pieces.blocks
+        role = delta.get("role")
+        if role is not None and role != "assistant":
+            READ.fail(f"choice {self.primary} delta has role {role!r}")
+        name = delta.get("name")
+        if isinstance(name, str) and name:
+            if not self.name_sent:
+                self.name_sent = True
+                pieces.out["name"] = name
+        elif name is not None:
+            self.others.add({"name": name})
+        if self.reasoning_field is None:
+            for field in ("reasoning_content", "reasoning"):
+                if isinstance(delta.get(field), str):
+                    self.reasoning_field = field
+                    break
+        rest = {
+            key: value
+            for key, value in delta.items()
+            if key not in DELTA_KEYS and key != self.reasoning_field
+        }
+        if rest:
+            self.others.add(rest)
+        if self.reasoning_field is not None:
+            reasoning = delta.get(self.reasoning_field)
+            if isinstance(reasoning, str):
+                self.add_reasoning(reasoning, blocks)
+            elif reasoning is not None:
+                self.others.add({self.reasoning_field: reasoning})
+        content = delta.get("content")
+        if content is not None:
+            content = READ.string(content, f"choice {self.primary} content", None)
+            self.add_text(content, blocks, pieces.text)
+        refusal = delta.get("refusal")
+        if isinstance(refusal, str):
+            self.add_refusal(refusal, blocks)
+        elif refusal is not None:
+            self.others.add({"refusal": refusal})
+        annotations = delta.get("annotations")
+        if isinstance(annotations, list):
+            self.annotations.extend(copy.deepcopy(annotations))
+            if self.text_seen:
+                self.flush_annotations(blocks)
+        elif annotations is not None:
+            self.others.add({"annotations": annotations})
+        audio = delta.get("audio")
+        if audio is not None:
+            audio = READ.object(audio, f"choice {self.primary} audio", None)
+            self.audio.add(audio)
+            if not self.audio_id_sent and isinstance(audio.get("id"), str):
+                self.audio_id_sent = True
+                pieces.extras["audio"] = {"id": audio["id"]}
+        tool_calls = delta.get("tool_calls")
+        if tool_calls is not None:
+            if not isinstance(tool_calls, list):
+                READ.fail(f"tool_calls must be a list, not {describe(tool_calls)}")
+            for fragment in tool_calls:
+                pieces.calls.append(self.tool_call(fragment))
+
+    # ------------------------------------------------------------------ content
+
+    def add_reasoning(self, text: str, blocks: list[ContentBlock]) -> None:
+        """Reasoning text: the reasoning block (slot 0); the reply is blocks from now."""
+        if self.mode is None:
+            self.mode = "blocks"
+        if self.reasoning_block:
+            if text:
+                blocks.append(ReasoningBlock(text=text, index=REASONING_SLOT))
+            return
+        self.reasoning_block = True
+        fields: dict[str, Any] = {"text": text, "provider": NAME, "index": REASONING_SLOT}
+        if self.reasoning_field == "reasoning":
+            fields["extras"] = {NAME: {"field": "reasoning"}}
+        blocks.append(ReasoningBlock(**fields))
+
+    def add_text(self, content: str, blocks: list[ContentBlock], text: list[str]) -> None:
+        """Content text: a string run, or the text block (slot 1) once in blocks mode."""
+        first = not self.text_seen
+        self.text_seen = True
+        if self.mode == "blocks":
+            if content or not self.text_block:
+                self.text_block = True
+                blocks.append(TextBlock(text=content, index=TEXT_SLOT))
+        elif content:
+            self.mode = "string"
+            text.append(content)
+        elif first and self.mode is None:
+            text.append("")  # says the reply has (empty) text content
+        if self.annotations:
+            self.flush_annotations(blocks)
+
+    def add_refusal(self, refusal: str, blocks: list[ContentBlock]) -> None:
+        """Refusal text: the refusal block (slot 2); the reply is blocks from now."""
+        if self.mode is None:
+            self.mode = "blocks"
+        if self.mode == "blocks" and self.text_seen and not self.text_block:
+            # decode_response puts the (empty) text before the refusal
+            self.text_block = True
+            blocks.append(TextBlock(text="", index=TEXT_SLOT))
+        if self.refusal_block:
+            if refusal:
+                blocks.append(RefusalBlock(text=refusal, index=REFUSAL_SLOT))
+            return
+        self.refusal_block = True
+        blocks.append(
+            RefusalBlock(text=refusal, index=REFUSAL_SLOT, extras={NAME: {"as_field": True}})
+        )
+
+    def flush_annotations(self, blocks: list[ContentBlock]) -> None:
+        """Annotations that came with or after text: citations on the text block."""
+        decoded = [decode_annotation(item, 0) for item in self.annotations]
+        self.annotations = []
+        if not decoded:
+            return
+        self.annotated = True
+        if self.mode == "string":
+            # Text that streamed as a string cannot take them (the accumulator keys
+            # blocks by index): they come as a block of their own.
+            blocks.append(TextBlock(text="", annotations=decoded))
+        else:
+            self.mode = "blocks"
+            self.text_block = True
+            blocks.append(TextBlock(text="", index=TEXT_SLOT, annotations=decoded))
+
+    # ------------------------------------------------------------------ tool calls
+
+    def tool_call(self, raw: Any) -> ToolCallChunk:
+        """A tool call fragment, as a chunk keyed by the call's position."""
+        data = READ.object(raw, "a tool call delta", None)
+        wire = data.get("index", ABSENT)
+        call_id = data.get("id")
+        if call_id is not None:
+            call_id = READ.string(call_id, "tool call id", None)
+        call: _StreamCall | None
+        if wire is ABSENT or wire is None:
+            # servers that leave `index` out: a new id starts a call
+            if call_id and call_id in self.calls_by_id:
+                call = self.calls_by_id[call_id]
+            elif call_id or not self.calls:
+                call = self.new_call()
+            else:
+                call = self.calls[-1]
+        elif isinstance(wire, int) and not isinstance(wire, bool) and wire >= 0:
+            call = self.calls_by_wire.get(wire)
+            if call is None or (call_id and call.id and call_id != call.id):
+                call = self.calls_by_wire[wire] = self.new_call()
+        else:
+            READ.fail(f"tool call index must be a non-negative integer, not {wire!r}")
+        fields: dict[str, Any] = {"index": call.position}
+        extras: dict[str, Any] = {}
+        if call_id and call.id is None:
+            call.id = fields["id"] = call_id
+            self.calls_by_id[call_id] = call
+        kind = data.get("type")
+        if kind is not None:
+            if kind not in ("function", "custom"):
+                READ.fail(f"tool call {call.position} has unknown type {kind!r}")
+            if not call.typed:
+                call.typed = True
+                call.custom = kind == "custom"
+                if call.custom:
+                    extras["type"] = "custom"
+        key = "custom" if call.custom else "function"
+        inner = data.get(key)
+        if inner is not None:
+            inner = READ.object(inner, f"tool call {call.position} {key}", None)
+            name = inner.get("name")
+            if name is not None:
+                name = READ.string(name, f"tool call {call.position} name", None)
+                if name and call.name is None:
+                    call.name = fields["name"] = name
+            piece = inner.get("input" if call.custom else "arguments")
+            if piece is not None:
+                piece = READ.string(piece, f"tool call {call.position} arguments", None)
+                if call.custom:
+                    # free-form input, as the JSON text of {"input": ...}
+                    opening = '{"input": "' if not call.parts else ""
+                    call.parts.append(piece)
+                    fields["arguments"] = opening + json.dumps(piece)[1:-1]
+                elif piece:
+                    call.parts.append(piece)
+                    fields["arguments"] = piece
+            known = ("name", "input" if call.custom else "arguments")
+            leftover = self.leftover(call, inner, known, f"{key}/")
+            if leftover:
+                extras[key] = leftover
+        extras.update(self.leftover(call, data, CALL_KEYS))
+        if extras:
+            fields["extras"] = {NAME: extras}
+        return ToolCallChunk(**fields)
+
+    def new_call(self) -> _StreamCall:
+        """The next tool call."""
+        call = _StreamCall(len(self.calls))
+        self.calls.append(call)
+        return call
+
+    @staticmethod
+    def leftover(
+        call: _StreamCall, data: dict[str, Any], known: Iterable[str], where: str = ""
+    ) -> dict[str, Any]:
+        """A fragment's unknown keys, for the call's extras (a null only before a value)."""
+        known = set(known)
+        found: dict[str, Any] = {}
+        for key, value in data.items():
+            if key in known:
+                continue
+            if value is None and where + key in call.extras_seen:
+                continue
+            call.extras_seen.add(where + key)
+            found[key] = copy.deepcopy(value)
+        return found
+
+    def finish_call(self, call: _StreamCall) -> ToolCallChunk | None:
+        """A call's last fragment: the exact argument text and markers, if any."""
+        if not call.id:
+            READ.fail(f"tool call {call.position} has no id")
+        if call.name is None:
+            READ.fail(f"tool call {call.position} has no name")
+        extras: dict[str, Any] = {}
+        fields: dict[str, Any] = {"index": call.position}
+        if call.custom:
+            fields["arguments"] = ('{"input": "' if not call.parts else "") + '"}'
+        else:
+            if not call.typed:
+                extras["no_type"] = True
+            raw = "".join(call.parts)
+            arguments, _ = parse_arguments(raw)
+            if (
+                arguments is not None
+                and call.name
+                and raw != json.dumps(arguments, ensure_ascii=False)
+            ):
+                extras["arguments"] = raw
+        if extras:
+            fields["extras"] = {NAME: extras}
+        return ToolCallChunk(**fields) if len(fields) > 1 else None
+
+    # ------------------------------------------------------------------ output
+
+    def chunk(self, pieces: _Pieces) -> list[AssistantMessageChunk]:
+        """What an event (or the end) gathered, as chunks: none, one, or two."""
+        chunks: list[AssistantMessageChunk] = []
+        out = pieces.out
+        joined = "".join(pieces.text)
+        if pieces.blocks:
+            if joined:  # string text, then blocks, in one event: the text first
+                chunks.append(self.build({"content": joined}))
+            out["content"] = pieces.blocks
+        elif pieces.text:
+            out["content"] = joined
+        if pieces.calls:
+            out["tool_call_chunks"] = pieces.calls
+        if pieces.meta:
+            out["response_metadata"] = {NAME: pieces.meta}
+        if pieces.extras:
+            out["extras"] = {NAME: pieces.extras}
+        if out:
+            chunks.append(self.build(out))
+        return chunks
+
+    def build(self, fields: dict[str, Any]) -> AssistantMessageChunk:
+        """A chunk; the first one names the provider."""
+        if not self.started:
+            self.started = True
+            fields["provider"] = NAME
+        return READ.build(AssistantMessageChunk, fields)
+
+    def close(self) -> list[AssistantMessageChunk]:
+        """The final chunk: what is only whole at the end of the stream."""
+        pieces = _Pieces()
+        meta, extras, blocks = pieces.meta, pieces.extras, pieces.blocks
+        pieces.calls = [
+            chunk for call in self.calls if (chunk := self.finish_call(call)) is not None
+        ]
+        if self.annotations:
+            if self.text_seen:
+                self.flush_annotations(blocks)
+            else:  # no text to cite: kept as they came, like decode_response does
+                self.others.add({"annotations": self.annotations})
+        if self.mode == "blocks" and self.text_seen and not self.text_block:
+            blocks.append(TextBlock(text="", index=TEXT_SLOT))
+        if self.primary is not None:
+            # a null field is no field (decode_response drops them too)
+            extras.update(
+                (key, value) for key, value in self.others.build().items() if value is not None
+            )
+            shape = self.content_shape()
+            if shape is not None:
+                extras["content_shape"] = shape
+            audio = self.audio.build()
+            if audio:
+                if isinstance(audio.get("id"), str):
+                    meta["audio"] = audio
+                else:
+                    extras["audio"] = audio
+            logprobs = self.logprobs.build().get("logprobs")
+            if logprobs is not None:
+                meta["logprobs"] = logprobs
+        if self.side:
+            meta["choices"] = [side.build() for side in self.side.values()]
+        if self.finished:
+            pieces.out["chunk_position"] = "last"
+        return self.chunk(pieces)
+
+    def content_shape(self) -> Shape | None:
+        """``extras.content_shape`` as decode_response would record it."""
+        shape: Shape = "string" if self.text_seen else "null"
+        side: list[ContentBlock] = []
+        if self.reasoning_block:
+            side.append(ReasoningBlock(text=""))
+        if self.text_seen:
+            side.append(TextBlock(text=""))
+        if self.refusal_block:
+            side.append(RefusalBlock(text="", extras={NAME: {"as_field": True}}))
+        if shape == "string" and len(side) == 1 and not self.annotated:
+            return None
+        if shape == "null" and not side:
+            return None
+        return shape if shape != default_shape(side) else None
+
+
+# ------------------------------------------------------------------ event helpers
+
+
+class _Pieces:
+    """What one event (or the end of the stream) adds, gathered for its chunk."""
+
+    __slots__ = ("blocks", "calls", "extras", "meta", "out", "text")
+
+    def __init__(self) -> None:
+        self.out: dict[str, Any] = {}  # the chunk's own fields
+        self.meta: dict[str, Any] = {}  # response_metadata["openai_chat"]
+        self.extras: dict[str, Any] = {}  # extras["openai_chat"]
+        self.blocks: list[ContentBlock] = []
+        self.text: list[str] = []  # string content
+        self.calls: list[ToolCallChunk] = []
+
+
+class _Parts:
+    """A streamed string: fragments appended, joined once."""
+
+    __slots__ = ("parts",)
+
+    def __init__(self, text: str) -> None:
+        self.parts = [text]
+
+
+class _Object:
+    """A JSON object assembled from deltas the way the SDK accumulates them.
+
+    Strings are appended (``index`` and ``type`` replaced), objects merged, lists of
+    objects with an ``index`` merged by it, other lists extended, other values
+    replaced; ``null`` replaces nothing.
+    """
+
+    __slots__ = ("values",)
+
+    def __init__(self) -> None:
+        self.values: dict[str, Any] = {}
+
+    def add(self, delta: Mapping[str, Any]) -> None:
+        """Accumulate one delta."""
+        for key, value in delta.items():
+            current = self.values.get(key, ABSENT)
+            if key in ("index", "type") and value is not None:
+                current = ABSENT
+            self.values[key] = _accumulate(current, value)
+
+    def build(self) -> dict[str, Any]:
+        """The object assembled so far, as plain JSON."""
+        return {key: _built(value) for key, value in self.values.items()}
+
+
+class _Items:
+    """A streamed list: entries with an integer ``index`` merged by it."""
+
+    __slots__ = ("by_index", "items")
+
+    def __init__(self) -> None:
+        self.items: list[Any] = []
+        self.by_index: dict[int, _Object] = {}
+
+    def add(self, entries: list[Any]) -> None:
+        """Accumulate a list delta: indexed entries merged, others appended."""
+        for entry in entries:
+            position = entry.get("index") if isinstance(entry, dict) else None
+            if isinstance(position, int) and not isinstance(position, bool):
+                target = self.by_index.get(position)
+                if target is None:
+                    target = self.by_index[position] = _Object()
+                    self.items.append(target)
+                target.add(entry)
+            else:
+                self.items.append(_accumulate(ABSENT, entry))
+
+
+def _accumulate(current: Any, value: Any) -> Any:
+    """``current`` with a delta ``value`` added (see :class:`_Object`)."""
+    if value is None:
+        return None if current is ABSENT else current
+    if isinstance(current, _Parts) and isinstance(value, str):
+        current.parts.append(value)
+        return current
+    if isinstance(current, _Object) and isinstance(value, dict):
+        current.add(value)
+        return current
+    if isinstance(current, _Items) and isinstance(value, list):
+        current.add(value)
+        return current
+    if isinstance(value, str):
+        return _Parts(value)
+    if isinstance(value, dict):
+        merged = _Object()
+        merged.add(value)
+        return merged
+    if isinstance(value, list):
+        items = _Items()
+        items.add(value)
+        return items
+    return copy.deepcopy(value)
+
+
+def _built(value: Any) -> Any:
+    """An accumulated value as plain JSON."""
+    if isinstance(value, _Parts):
+        return "".join(value.parts)
+    if isinstance(value, _Object):
+        return value.build()
+    if isinstance(value, _Items):
+        return [_built(item) for item in value.items]
+    return value
+
+
+class _StreamCall:
+    """One streamed tool call of the first choice."""
+
+    __slots__ = ("custom", "extras_seen", "id", "name", "parts", "position", "typed")
+
+    def __init__(self, position: int) -> None:
+        self.position = position
+        self.id: str | None = None
+        self.name: str | None = None
+        self.typed = False
+        self.custom = False
+        self.parts: list[str] = []  # argument fragments, for the exact text at the end
+        self.extras_seen: set[str] = set()
+
+
+class _SideChoice:
+    """A choice other than the first (``n > 1``), assembled for the response metadata."""
+
+    __slots__ = ("fields", "finish_reason", "index", "logprobs", "message")
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.message = _Object()
+        self.logprobs = _Object()
+        self.finish_reason: Any = None
+        self.fields: dict[str, Any] = {}
+
+    def build(self) -> dict[str, Any]:
+        """The choice as a complete response carries it."""
+        message: dict[str, Any] = {"role": "assistant", **self.message.build()}
+        message["role"] = "assistant"
+        message.setdefault("content", None)
+        calls = message.get("tool_calls")
+        if isinstance(calls, list):
+            for call in calls:
+                if isinstance(call, dict):
+                    call.pop("index", None)
+        logprobs = self.logprobs.build().get("logprobs") if self.logprobs.values else None
+        return {
+            "index": self.index,
+            "message": message,
+            "logprobs": logprobs,
+            "finish_reason": self.finish_reason,
+            **self.fields,
+        }

@@ -1,0 +1,78 @@
+"""Chat Completions wire tables: names, known shapes and types, maps and limits."""
+
+from __future__ import annotations
+
+import re
+from typing import Final, Literal
+
+NAME: Final = "openai_chat"
+
+ABSENT: Final = object()
+"""A key that is not there (``None`` is an explicit ``null``)."""
+
+TOOL_IMAGES_INTRO: Final = "Images returned by tool call {id}:"
+"""Text that opens the user message carrying the images of a tool result."""
+
+# Content shapes of an assistant message on the wire (``extras["openai_chat"]["content_shape"]``
+# records the shape when it is not the one the neutral content implies).
+Shape = Literal["absent", "null", "string", "list"]
+SHAPES: Final = ("absent", "null", "string", "list")
+
+# The API's rule for message and function names (its 400 errors quote the pattern).
+NAME_PATTERN: Final = re.compile(r"[a-zA-Z0-9_-]+")
+TOOL_NAME_MAX: Final = 64  # FunctionDefinition.name in the SDK
+
+# input_audio formats: wire format <-> media type.
+AUDIO_MIME: Final = {"wav": "audio/wav", "mp3": "audio/mpeg"}
+AUDIO_FORMAT: Final = {
+    "audio/wav": "wav",
+    "audio/wave": "wav",
+    "audio/x-wav": "wav",
+    "audio/mpeg": "mp3",
+    "audio/mp3": "mp3",
+}
+
+# Image detail levels the neutral ImageBlock names (others stay in extras).
+IMAGE_DETAILS: Final = ("auto", "low", "high", "original")
+
+FINISH_REASONS: Final = {
+    "stop": "stop",
+    "length": "length",
+    "tool_calls": "tool_calls",
+    "function_call": "tool_calls",  # the deprecated function_call API's reason
+    "content_filter": "content_filter",
+}
+
+# Keys of the extras namespaces that are chatschema markers, not wire keys.
+MESSAGE_MARKERS: Final = frozenset({"role", "content_shape", "send_name"})
+CALL_MARKERS: Final = frozenset({"arguments", "type", "no_type"})
+TOOL_MARKERS: Final = frozenset({"type", "format", "no_parameters", "tool_fields"})
+BLOCK_MARKERS: Final = frozenset({"as_field", "field", "bare_base64", "part"})
+
+# Usage details: wire name -> neutral name.
+INPUT_DETAILS: Final = {
+    "cached_tokens": "cache_read",
+    "cache_write_tokens": "cache_creation",
+    "audio_tokens": "audio",
+    "image_tokens": "image",
+    "text_tokens": "text",
+}
+OUTPUT_DETAILS: Final = {
+    "reasoning_tokens": "reasoning",
+    "audio_tokens": "audio",
+    "accepted_prediction_tokens": "accepted_prediction",
+    "rejected_prediction_tokens": "rejected_prediction",
+    "text_tokens": "text",
+}
+
+# Block slots of a streamed reply (the order the fields take in decode_response).
+REASONING_SLOT: Final = 0
+TEXT_SLOT: Final = 1
+REFUSAL_SLOT: Final = 2
+# Stream-only keys: not part of the complete response.
+CHUNK_KEYS: Final = frozenset({"id", "model", "object", "choices", "usage", "obfuscation"})
+CHOICE_KEYS: Final = frozenset({"index", "delta", "finish_reason", "logprobs"})
+DELTA_KEYS: Final = frozenset(
+    {"role", "content", "refusal", "tool_calls", "annotations", "audio", "name"}
+)
+CALL_KEYS: Final = frozenset({"index", "id", "type", "function", "custom"})

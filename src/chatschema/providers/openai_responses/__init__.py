@@ -1,0 +1,57 @@
+"""OpenAI Responses API: the neutral model to and from ``input`` items.
+
+Follows the Responses API reference (``client.responses.create``, the ``Response``
+object and its streaming events). ``encode`` returns the keyword arguments of
+``client.responses.create`` (``instructions``, ``input``, ``tools``,
+``tool_choice``, ``parallel_tool_calls``); ``decode_conversation`` reads the same
+shape back, ``decode_response`` reads a ``Response`` (REST JSON or the official SDK
+object), ``decode_stream`` its streaming events.
+
+How the formats meet (``docs/providers/openai_responses.md`` has the full table):
+
+- Leading system messages become ``instructions`` (joined with a newline); later
+  ones are ``system`` / ``developer`` input messages.
+- An assistant turn is a run of output items: ``reasoning``, assistant ``message``
+  (one content block per ``output_text`` / ``refusal`` part, the item id on each
+  block), ``function_call`` (a ``ToolCall``; the exact argument text, the ``fc_``
+  item id and the status in ``ToolCall.extras["openai_responses"]``),
+  ``web_search_call`` (a ``server_tool_call`` block) and every other item as a
+  ``non_standard`` block holding the item unchanged. Consecutive output items make
+  one ``AssistantMessage``; ``ToolCall.index`` keeps their order when calls and
+  other items interleave.
+- Tool results are ``function_call_output`` items.
+- Hosted tools (every tool type but ``function``) decode with
+  ``provider="openai_responses"``; other formats' hosted tools go through the
+  unsupported-content policy. An input message that the policy's drops leave
+  empty is not sent.
+- What the neutral model has no field for stays in ``extras["openai_responses"]``
+  and comes back out on encode, so ``encode(decode_conversation(p)) == p``.
+
+Where things are: :mod:`.wire` (item types, limits, finish reasons), :mod:`.encode`
+(``encode`` and ``check``), :mod:`.decode` (histories and responses),
+:mod:`.blocks` (output item readers both decoders use), :mod:`.stream`
+(``decode_stream``).
+"""
+
+from __future__ import annotations
+
+from chatschema.providers.openai_responses.decode import (
+    decode_conversation,
+    decode_messages,
+    decode_response,
+)
+from chatschema.providers.openai_responses.encode import check, encode
+from chatschema.providers.openai_responses.stream import decode_stream
+from chatschema.providers.openai_responses.wire import MAX_IMAGES, MAX_INLINE_IMAGE_BYTES, NAME
+
+__all__ = [
+    "MAX_IMAGES",
+    "MAX_INLINE_IMAGE_BYTES",
+    "NAME",
+    "check",
+    "decode_conversation",
+    "decode_messages",
+    "decode_response",
+    "decode_stream",
+    "encode",
+]

@@ -1,0 +1,594 @@
+"""Histories and responses: Responses requests and ``Response`` objects to the neutral model."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+import pydantic
+from chatschema_models.content import (
+    ContentBlock,
+    FileBlock,
+    ImageBlock,
+    NonStandardBlock,
+    RefusalBlock,
+    TextBlock,
+)
+from chatschema_models.conversation import Conversation
+from chatschema_models.message import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+)
+from chatschema_models.tool import (
+    AutoToolChoice,
+    InvalidToolCall,
+    NamedToolChoice,
+    NoneToolChoice,
+    RequiredToolChoice,
+    ToolCall,
+    ToolChoice,
+    ToolDefinition,
+)
+from chatschema_models.usage import InputTokenDetails, OutputTokenDetails, Usage
+
+from chatschema.providers._common import as_json, decoder, is_count, parse_data_url
+from chatschema.providers._openai import cache_control
+from chatschema.providers.openai_responses.blocks import (
+    decode_function_call,
+    decode_output_message,
+    decode_reasoning,
+    decode_web_search,
+    non_standard_item,
+    plain,
+    pop_string,
+)
+from chatschema.providers.openai_responses.wire import (
+    DETAILS,
+    INPUT_PARTS,
+    KIND_PART,
+    MIME,
+    NAME,
+    READ,
+    REQUEST_ECHO,
+    RESPONSE_FIELDS,
+    USAGE_KEYS,
+    finish_reason,
+    is_client_item,
+)
+
+__all__ = [
+    "decode_conversation",
+    "decode_messages",
+    "decode_response",
+    "owned",
+    "response_fields",
+    "sdk",
+]
+
+
+@decoder(NAME)
+def decode_conversation(payload: Any) -> Conversation:
+    """A Responses request (what ``encode`` returns) to a neutral Conversation.
+
+    Accepts ``{"instructions"?, "input", "tools"?, "tool_choice"?,
+    "parallel_tool_calls"?}`` (other request parameters are ignored), a bare list of
+    input items, one item, a list of input content parts (one user message), a
+    ``Response`` (its output items), official SDK objects and JSON text.
+    Errors name the item's position in ``input`` as ``message_index`` and the
+    content part as ``block_index``.
+
+    Raises:
+        ConversionError: for shapes that are not Responses input.
+    """
+    data = owned(payload)
+    instructions: Any = None
+    tools: Any = None
+    tool_choice: Any = None
+    parallel: Any = None
+    string_input = False
+    if isinstance(data, dict) and "input" in data:
+        instructions = data.get("instructions")
+        tools = data.get("tools")
+        tool_choice = data.get("tool_choice")
+        parallel = data.get("parallel_tool_calls")
+        items: Any = data["input"]
+        if isinstance(items, str):
+            string_input = True
+        elif isinstance(items, list):
+            items = [sdk(item) for item in items]
+    elif isinstance(data, dict) and data.get("object") == "response":
+        items = [sdk(item) for item in READ.list(data.get("output"), "response output")]
+    elif isinstance(data, dict):
+        items = [data]
+    elif isinstance(data, list):
+        items = [sdk(item) for item in data]
+    else:
+        READ.fail(f"expected a request dict or a list of items, not {type(data).__name__}")
+
+    messages: list[Message] = []
+    if instructions is not None:
+        if not isinstance(instructions, str):
+            READ.fail("`instructions` must be a string")
+        messages.append(SystemMessage(content=instructions))
+    if string_input:
+        # API reference, "input": a string is one user message's text.
+        messages.append(UserMessage(content=items, extras={NAME: {"string_input": True}}))
+    elif isinstance(items, list):
+        if items and all(
+            isinstance(item, dict) and str(item.get("type")) in INPUT_PARTS for item in items
+        ):
+            messages.append(UserMessage(content=_input_parts(items, 0, tool=False)))
+        else:
+            messages.extend(_decode_items(items))
+    else:
+        READ.fail("`input` must be a string or a list of items")
+
+    fields: dict[str, Any] = {"messages": messages}
+    if tools is not None:
+        fields["tools"] = [
+            _decode_tool(tool, index) for index, tool in enumerate(READ.list(tools, "tools"))
+        ]
+    choice = _decode_tool_choice(tool_choice, parallel)
+    if choice is not None:
+        fields["tool_choice"] = choice
+    return Conversation(**fields)
+
+
+def decode_messages(payload: Any) -> list[Message]:
+    """The messages of :func:`decode_conversation`."""
+    return decode_conversation(payload).messages
+
+
+@decoder(NAME)
+def decode_response(payload: Any) -> AssistantMessage:
+    """A Responses ``Response`` (REST JSON or SDK object) to one AssistantMessage.
+
+    Every output item, in order, becomes part of the message, so appending it to
+    the history re-encodes to exactly the items the API expects back (ids,
+    ``encrypted_content``, summaries). ``finish_reason`` comes from ``status`` and
+    ``incomplete_details.reason``; usage, model and response id are filled in; the
+    rest of what the response says (``created_at``, ``service_tier``, ``error`` ...)
+    goes to ``response_metadata["openai_responses"]``. Tool calls always carry
+    ``index``, their position among the reply's blocks and calls (the key the
+    fragments of :func:`decode_stream` merge by).
+
+    Raises:
+        ConversionError: for payloads that are not a Response.
+    """
+    data = owned(payload)
+    if not isinstance(data, dict):
+        READ.fail(f"expected a Response, not {type(data).__name__}")
+    output = [sdk(item) for item in READ.list(data.get("output"), "response output")]
+    message = _decode_run(list(enumerate(output)), whole_response=True)
+    fields: dict[str, Any] = dict(message)
+    content = fields.get("content")
+    fields.update(
+        response_fields(
+            data,
+            calls=bool(message.get("tool_calls") or message.get("invalid_tool_calls")),
+            refusal=isinstance(content, list)
+            and any(isinstance(block, RefusalBlock) for block in content),
+        )
+    )
+    return READ.build(AssistantMessage, fields)
+
+
+def response_fields(data: Mapping[str, Any], *, calls: bool, refusal: bool) -> dict[str, Any]:
+    """A Response's message fields besides its output (shared with decode_stream).
+
+    ``calls`` and ``refusal`` say whether the output has function calls and refusal
+    parts, which decide the finish reason of a completed response.
+    """
+    fields: dict[str, Any] = {"provider": NAME}
+    model = data.get("model")
+    if isinstance(model, str) and model:
+        fields["model"] = model
+    response_id = data.get("id")
+    if isinstance(response_id, str) and response_id:
+        fields["response_id"] = response_id
+    status = data.get("status")
+    if isinstance(status, str):
+        fields["raw_finish_reason"] = status
+        finish = finish_reason(status, data.get("incomplete_details"), calls, refusal)
+        if finish is not None:
+            fields["finish_reason"] = finish
+    metadata = {
+        key: value
+        for key, value in data.items()
+        if value is not None and key not in REQUEST_ECHO and key not in RESPONSE_FIELDS
+    }
+    if data.get("usage") is not None:
+        fields["usage"], unmapped = _decode_usage(data["usage"])
+        if unmapped:
+            metadata["usage"] = data["usage"]  # what the neutral usage cannot say
+    if metadata:
+        fields["response_metadata"] = {NAME: metadata}
+    return fields
+
+
+def sdk(value: Any) -> Any:
+    """An element of a payload: SDK objects to JSON data; anything else as it is."""
+    return as_json(value) if isinstance(value, pydantic.BaseModel) else value
+
+
+def owned(payload: Any) -> Any:
+    """JSON data that the decoded models may keep: the caller's dicts are copied once."""
+    data = READ.json(payload)
+    return copy.deepcopy(data) if data is payload else data
+
+
+# ========================================================================== input items
+
+
+def _decode_items(items: list[Any]) -> list[Message]:
+    """Input items to messages, in one pass; consecutive output items form one turn."""
+    messages: list[Message] = []
+    run: list[tuple[int, dict[str, Any]]] = []
+    leading = True  # only system / developer messages so far
+
+    def flush() -> None:
+        if run:
+            messages.append(_decode_run(run, whole_response=False))
+            run.clear()
+
+    for index, item in enumerate(items):
+        if not isinstance(item, dict):
+            READ.fail(f"an input item must be an object, not {type(item).__name__}", index)
+        kind = item.get("type")
+        role = item.get("role")
+        # API reference, "input": a message item may leave out `type: "message"`.
+        if kind in (None, "message") and role is not None:
+            if role == "assistant":
+                run.append((index, item))
+                leading = False
+                continue
+            flush()
+            if role == "user":
+                messages.append(_decode_input_message(item, index, UserMessage, False))
+                leading = False
+            elif role in ("system", "developer"):
+                messages.append(_decode_input_message(item, index, SystemMessage, leading))
+            else:
+                READ.fail(f"unknown message role {role!r}", index)
+            continue
+        leading = False
+        if kind is None:
+            if isinstance(item.get("id"), str):  # an item_reference without its type
+                flush()
+                messages.append(_client_item(item))
+                continue
+            READ.fail("an input item needs a `type` or a `role`", index)
+        if not isinstance(kind, str):
+            READ.fail("an item's `type` must be a string", index)
+        if kind == "function_call_output":
+            flush()
+            messages.append(_decode_tool_output(item, index))
+        elif is_client_item(kind):
+            flush()
+            messages.append(_client_item(item))
+        else:
+            run.append((index, item))
+    flush()
+    return messages
+
+
+def _client_item(item: dict[str, Any]) -> UserMessage:
+    """A client item with no neutral form: a user message holding it whole."""
+    return UserMessage(content=[non_standard_item(item)])
+
+
+def _decode_input_message(
+    item: dict[str, Any], index: int, cls: type[UserMessage] | type[SystemMessage], leading: bool
+) -> Message:
+    """A user, system or developer message item."""
+    rest = dict(item)
+    role = rest.pop("role")
+    content = rest.pop("content", None)
+    fields: dict[str, Any] = {}
+    if isinstance(content, str):
+        fields["content"] = content
+    elif isinstance(content, list):
+        fields["content"] = _input_parts(content, index, tool=False)
+    else:
+        READ.fail("a message needs `content`: a string or a list of parts", index)
+    extras: dict[str, Any] = {}
+    if rest or leading:
+        extras["item"] = rest  # a leading system item: not part of `instructions`
+    if role == "developer":
+        extras["role"] = role
+    if extras:
+        fields["extras"] = {NAME: extras}
+    return READ.build(cls, fields, index)
+
+
+def _decode_tool_output(item: dict[str, Any], index: int) -> Message:
+    """A ``function_call_output`` item as a tool message."""
+    rest = dict(item)
+    del rest["type"]
+    call_id = rest.pop("call_id", None)
+    if not isinstance(call_id, str) or not call_id:
+        return _client_item(item)  # call_id is optional in the SDK; keep the item as is
+    output = rest.pop("output", None)
+    fields: dict[str, Any] = {"tool_call_id": call_id}
+    if isinstance(output, str):
+        fields["content"] = output
+    elif isinstance(output, list):
+        fields["content"] = _input_parts(output, index, tool=True)
+    else:
+        READ.fail("function_call_output needs `output`: a string or a list of parts", index)
+    name = rest.get("name")
+    if isinstance(name, str) and name:
+        fields["name"] = rest.pop("name")
+    if rest:
+        fields["extras"] = {NAME: {"item": rest}}
+    return READ.build(ToolMessage, fields, index)
+
+
+def _input_parts(parts: list[Any], index: int, *, tool: bool) -> list[ContentBlock]:
+    """Input content parts as blocks."""
+    return [_input_part(part, index, position, tool=tool) for position, part in enumerate(parts)]
+
+
+def _input_part(part: Any, index: int, position: int, *, tool: bool) -> ContentBlock:
+    """One input part; a part the neutral model cannot hold whole stays non_standard."""
+    part = sdk(part)
+    if not isinstance(part, dict):
+        READ.fail("a content part must be an object", index, position)
+    rest = dict(part)
+    kind = rest.pop("type", None)
+    fields: dict[str, Any] = {}
+    cls: Any
+    if kind == "input_text":
+        text = rest.pop("text", None)
+        if not isinstance(text, str):
+            READ.fail("input_text needs a string `text`", index, position)
+        fields["text"] = text
+        cls = TextBlock
+    elif kind == "input_image":
+        url = pop_string(rest, "image_url")
+        file_id = pop_string(rest, "file_id")
+        if url is None and file_id is None:
+            return _non_standard_part(part)
+        if url is not None:
+            inline = parse_data_url(url)
+            if inline is not None and MIME.fullmatch(inline[0]):
+                fields["mime_type"], fields["base64"] = inline
+            else:
+                fields["url"] = url
+        if file_id is not None:
+            fields["file_id"] = file_id
+        if isinstance(rest.get("detail"), str) and rest["detail"] in DETAILS:
+            fields["detail"] = rest.pop("detail")
+        cls = ImageBlock
+    elif kind == "input_file":
+        file_id = pop_string(rest, "file_id")
+        file_url = pop_string(rest, "file_url")
+        file_data = rest.get("file_data")
+        if isinstance(file_data, str):
+            inline = parse_data_url(file_data)
+            if inline is not None and MIME.fullmatch(inline[0]):
+                fields["mime_type"], fields["base64"] = inline
+                del rest["file_data"]
+        if file_id is not None:
+            fields["file_id"] = file_id
+        if file_url is not None:
+            fields["url"] = file_url
+        if "base64" not in fields and file_id is None and file_url is None:
+            return _non_standard_part(part)
+        filename = rest.get("filename")
+        if isinstance(filename, str) and filename:
+            fields["filename"] = rest.pop("filename")
+        cls = FileBlock
+    else:
+        return _non_standard_part(part)
+    cache = cache_control(rest.get("prompt_cache_breakpoint"))
+    if cache is not None:
+        del rest["prompt_cache_breakpoint"]
+        fields["cache_control"] = cache
+    if rest:
+        fields["extras"] = {NAME: {"part": rest}}
+    try:
+        return cls(**fields)  # type: ignore[no-any-return]
+    except pydantic.ValidationError:
+        return _non_standard_part(part)  # values the neutral model cannot hold (a bad URL ...)
+
+
+def _non_standard_part(part: dict[str, Any]) -> NonStandardBlock:
+    """A whole input part kept unchanged (sent back as it came)."""
+    return NonStandardBlock(value=part, extras={NAME: dict(KIND_PART)})
+
+
+# ====================================================================== assistant turns
+
+
+def _decode_run(run: list[tuple[int, dict[str, Any]]], *, whole_response: bool) -> Any:
+    """Consecutive output items to one assistant message.
+
+    Returns the AssistantMessage, or with ``whole_response`` its keyword fields.
+    """
+    if len(run) == 1 and not whole_response:
+        index, item = run[0]
+        if set(item) == {"role", "content"} and isinstance(item["content"], str):
+            text = item["content"]  # the plain easy form
+            return AssistantMessage(content=text) if text else AssistantMessage()
+    blocks: list[ContentBlock] = []
+    calls: list[dict[str, Any]] = []
+    invalid: list[dict[str, Any]] = []
+    last_block = -1
+    for index, item in run:
+        if not isinstance(item, dict):
+            READ.fail(f"an output item must be an object, not {type(item).__name__}", index)
+        kind = item.get("type")
+        position = len(blocks) + len(calls) + len(invalid)
+        if kind == "function_call":
+            valid, call = decode_function_call(item, index)
+            call["index"] = position
+            (calls if valid else invalid).append(call)
+            continue
+        if kind in (None, "message") and item.get("role") == "assistant":
+            blocks.extend(decode_output_message(item, index))
+        elif kind == "reasoning" and isinstance(item.get("id"), str) and item["id"]:
+            blocks.append(decode_reasoning(item, index))
+        elif kind == "web_search_call":
+            blocks.append(decode_web_search(item, index))
+        else:
+            blocks.append(non_standard_item(item))
+        last_block = len(blocks) + len(calls) + len(invalid) - 1
+    # In history, calls carry their position only where the order is not the default
+    # one (all content first, then valid calls, then invalid ones). A whole response
+    # always carries it: it is the key decode_stream's fragments merge by.
+    first_call = min((fields["index"] for fields in calls + invalid), default=last_block + 1)
+    last_valid = max((fields["index"] for fields in calls), default=-1)
+    first_invalid = min((fields["index"] for fields in invalid), default=last_valid + 1)
+    if not whole_response and first_call > last_block and last_valid < first_invalid:
+        for call in calls + invalid:
+            del call["index"]
+    fields: dict[str, Any] = {}
+    if (
+        len(blocks) == 1
+        and isinstance(blocks[0], TextBlock)
+        and blocks[0].text
+        and plain(blocks[0])
+    ):
+        fields["content"] = blocks[0].text  # one plain easy message: the string shorthand
+    elif blocks:
+        fields["content"] = blocks
+    first = run[0][0] if run else None
+    if calls:
+        fields["tool_calls"] = [READ.build(ToolCall, call, first) for call in calls]
+    if invalid:
+        fields["invalid_tool_calls"] = [
+            READ.build(InvalidToolCall, call, first) for call in invalid
+        ]
+    if whole_response:
+        return fields
+    return READ.build(AssistantMessage, fields, first)
+
+
+# =============================================================================== tools
+
+
+def _decode_tool(tool: Any, index: int) -> ToolDefinition:
+    """A tool definition: a ``function`` tool, or a hosted tool kept unchanged."""
+    tool = sdk(tool)
+    if not isinstance(tool, dict):
+        READ.fail(f"tools[{index}] must be an object")
+    if tool.get("type") != "function":
+        # A hosted tool (web_search, file_search, mcp ...): kept unchanged, and
+        # marked as this format's, so that no other format sends it as a function.
+        name = tool.get("name") if isinstance(tool.get("name"), str) else tool.get("type")
+        if not isinstance(name, str) or not name:
+            READ.fail(f"tools[{index}] has no `type`")
+        return ToolDefinition(
+            name=name, parameters={}, provider=NAME, extras={NAME: {"tool": tool}}
+        )
+    rest = dict(tool)
+    del rest["type"]
+    name = rest.pop("name", None)
+    if not isinstance(name, str) or not name:
+        READ.fail(f"tools[{index}] needs a `name`")
+    fields: dict[str, Any] = {"name": name}
+    if isinstance(rest.get("description"), str):
+        fields["description"] = rest.pop("description")
+    parameters = rest.get("parameters")
+    if isinstance(parameters, dict):
+        fields["parameters"] = rest.pop("parameters")
+    else:
+        fields["parameters"] = {}  # null or missing: kept below, sent back as it came
+    if isinstance(rest.get("strict"), bool):
+        fields["strict"] = rest.pop("strict")
+    if rest:
+        fields["extras"] = {NAME: {"fields": rest}}
+    try:
+        return ToolDefinition(**fields)
+    except pydantic.ValidationError as error:
+        READ.fail(f"tools[{index}]: {error.errors()[0]['msg']}")
+
+
+def _decode_tool_choice(choice: Any, parallel: Any) -> ToolChoice | None:
+    """``tool_choice`` with ``parallel_tool_calls`` as one neutral tool choice."""
+    if parallel is not None and not isinstance(parallel, bool):
+        READ.fail("`parallel_tool_calls` must be true or false")
+    extra: dict[str, Any] = {} if parallel is None else {"parallel": parallel}
+    if choice is None:
+        return AutoToolChoice(**extra) if extra else None
+    if choice == "auto":
+        return AutoToolChoice(**extra)
+    if choice == "required":
+        return RequiredToolChoice(**extra)
+    # NoneToolChoice has no `parallel`: "none" with the flag has no neutral form.
+    if choice == "none" and parallel is None:
+        return NoneToolChoice()
+    if (
+        isinstance(choice, dict)
+        and choice.get("type") == "function"
+        and set(choice) == {"type", "name"}
+        and isinstance(choice["name"], str)
+        and choice["name"]
+    ):
+        return NamedToolChoice(name=choice["name"], **extra)
+    READ.fail(
+        f"tool_choice {choice!r}"
+        + (f" with parallel_tool_calls={parallel}" if parallel is not None else "")
+        + " has no neutral equivalent"
+    )
+
+
+# =============================================================================== usage
+
+
+def _decode_usage(usage: Any) -> tuple[Usage, bool]:
+    """Neutral usage, and whether the raw usage held more than it can say."""
+    if not isinstance(usage, dict):
+        READ.fail("`usage` must be an object")
+    input_tokens = READ.count(usage.get("input_tokens"), "usage.input_tokens")
+    output_tokens = READ.count(usage.get("output_tokens"), "usage.output_tokens")
+    total = usage.get("total_tokens")
+    fields: dict[str, Any] = {
+        "input_tokens": input_tokens,
+        "output_tokens": output_tokens,
+        "total_tokens": input_tokens + output_tokens
+        if total is None
+        else READ.count(total, "usage.total_tokens"),
+    }
+    unmapped = bool(set(usage) - USAGE_KEYS)
+    details = usage.get("input_tokens_details")
+    if isinstance(details, dict):
+        counts: dict[str, int] = {}
+        for key, value in details.items():
+            # Prompt caching: cache writes by lifetime (`ttl_30m_tokens` ...).
+            if key == "cache_write_tokens_details" and isinstance(value, dict):
+                for ttl_key, ttl_value in value.items():
+                    if is_count(ttl_value):
+                        name = ttl_key.removeprefix("ttl_").removesuffix("_tokens")
+                        counts["cache_creation_" + name] = ttl_value
+                    else:
+                        unmapped = True
+            elif key in ("cached_tokens", "cache_write_tokens"):
+                name = "cache_read" if key == "cached_tokens" else "cache_creation"
+                counts[name] = READ.count(value, f"usage.input_tokens_details.{key}")
+            elif is_count(value):
+                counts[key.removesuffix("_tokens")] = value
+            else:
+                unmapped = True
+        fields["input_token_details"] = InputTokenDetails(**counts)
+    elif details is not None:
+        unmapped = True
+    details = usage.get("output_tokens_details")
+    if isinstance(details, dict):
+        counts = {}
+        for key, value in details.items():
+            if key == "reasoning_tokens":
+                counts["reasoning"] = READ.count(value, f"usage.output_tokens_details.{key}")
+            elif is_count(value):
+                counts[key.removesuffix("_tokens")] = value
+            else:
+                unmapped = True
+        fields["output_token_details"] = OutputTokenDetails(**counts)
+    elif details is not None:
+        unmapped = True
+    return Usage(**fields), unmapped

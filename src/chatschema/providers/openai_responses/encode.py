@@ -1,0 +1,763 @@
+"""``encode`` and ``check``: the neutral model to ``client.responses.create`` arguments.
+
+``check`` is the encoder in collect mode: one walk writes the items and notes every
+rule they break, so each rule is written once.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from chatschema_models.content import (
+    ContentBlock,
+    FileBlock,
+    ImageBlock,
+    NonStandardAnnotation,
+    NonStandardBlock,
+    ReasoningBlock,
+    RefusalBlock,
+    ServerToolCallBlock,
+    TextBlock,
+)
+from chatschema_models.conversation import Conversation
+from chatschema_models.message import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+)
+from chatschema_models.tool import (
+    InvalidToolCall,
+    NamedToolChoice,
+    NoneToolChoice,
+    ToolCall,
+    ToolChoice,
+    ToolDefinition,
+)
+from typing_extensions import Unpack
+
+from chatschema.errors import Problem
+from chatschema.providers._common import (
+    EncodeOptions,
+    EncodePass,
+    Options,
+    application_tools,
+    arguments_text,
+    content_blocks,
+    data_url,
+    extras_of,
+    foreign_tool_problems,
+    guarded,
+    is_foreign_tool,
+    message_index,
+    pointer,
+    raise_problems,
+    sendable_tools,
+    to_conversation,
+    tool_call_as_text,
+    tool_pairing_problems,
+    tool_result_as_text,
+    tools_as_text,
+)
+from chatschema.providers._openai import CITATION_FIELDS, cache_breakpoint, citation_fields
+from chatschema.providers.openai_responses.blocks import joined_texts, part_texts
+from chatschema.providers.openai_responses.wire import (
+    DEFAULT_HEADER,
+    MAX_IMAGES,
+    MAX_INLINE_IMAGE_BYTES,
+    NAME,
+    is_client_item,
+)
+
+__all__ = ["check", "encode"]
+
+
+@guarded(NAME)
+def encode(messages: Any, **options: Unpack[EncodeOptions]) -> dict[str, Any]:
+    """Neutral messages (or a Conversation) to ``client.responses.create`` arguments.
+
+    Returns ``{"instructions"?, "input", "tools"?, "tool_choice"?,
+    "parallel_tool_calls"?}``: call ``client.responses.create(model=...,
+    **encode(conversation))``. ``input`` is a list of items, except for a
+    conversation decoded from a request whose ``input`` was a string.
+
+    Raises:
+        ValidationError: when ``messages`` is not a conversation.
+        OptionError: for unknown options or bad option values.
+        UnsupportedContentError: for content Responses cannot carry (audio, video,
+            images without vision ...) under ``unsupported="error"``.
+        ConversionError: with every structural problem (unanswered tool calls,
+            duplicate item ids, reasoning without its following item ...) when
+            ``check`` is on.
+    """
+    conversation = to_conversation(messages)
+    resolved = Options.resolve(NAME, options)
+    # With check on, one pass collects every problem (unsupported content included)
+    # and raises with all of them; without, the first unsupported part raises.
+    encoder = _Encoder(resolved, collect=resolved.check)
+    payload = encoder.request(conversation)
+    if resolved.check:
+        raise_problems(_problems(conversation, encoder), NAME)
+    return payload
+
+
+@guarded(NAME)
+def check(messages: Any, **options: Unpack[EncodeOptions]) -> list[Problem]:
+    """Every problem that would make ``encode`` fail or the Responses API reject the input.
+
+    Tool calls without a ``function_call_output`` (and outputs answering no call),
+    duplicate item ids, replayed reasoning that no item follows, content that
+    cannot be sent under ``unsupported="error"`` (images without vision, audio ...),
+    and the known image limits (500 images, 50 MB of inline image data).
+    """
+    conversation = to_conversation(messages)
+    encoder = _Encoder(Options.resolve(NAME, options), collect=True)
+    encoder.request(conversation)
+    return _problems(conversation, encoder)
+
+
+def _problems(conversation: Conversation, encoder: _Encoder) -> list[Problem]:
+    """Pairing problems and the encoder's, by message (the request's own first)."""
+    problems = _pairing_problems(conversation.messages, encoder.options) + encoder.problems
+    return sorted(problems, key=_message_order)
+
+
+def _message_order(problem: Problem) -> int:
+    """The sort key of a problem: its message index, -1 for the request's own fields."""
+    index = message_index(problem)
+    return -1 if index is None else index
+
+
+# =============================================================================== the encoder
+
+
+class _Encoder(EncodePass):
+    """One encode (or check) pass over a conversation: the input items it writes."""
+
+    def __init__(self, options: Options, *, collect: bool) -> None:
+        super().__init__(options, collect=collect)
+        self.items: list[dict[str, Any]] = []
+        self.origins: list[str] = []  # pointer of the neutral thing behind each item
+        self.images = 0
+        self.image_bytes = 0
+
+    def emit(self, item: dict[str, Any], origin: str) -> None:
+        """Append an input item, remembering which neutral thing it came from."""
+        self.items.append(item)
+        self.origins.append(origin)
+
+    # -------------------------------------------------------------------- request
+
+    def request(self, conversation: Conversation) -> dict[str, Any]:
+        """The whole request: instructions, input items, tools and tool choice."""
+        messages = conversation.messages
+        options = self.options
+        instructions: list[str] = []
+        start = 0
+        # Leading system messages become `instructions`; one decoded from a leading
+        # system *item* (kept in extras) goes back as that item.
+        while start < len(messages):
+            message = messages[start]
+            if not isinstance(message, SystemMessage) or "item" in extras_of(message, NAME):
+                break
+            dropped = self.dropped
+            text = self.instruction_text(message, start)
+            if text or self.dropped == dropped:  # (drops that leave it empty: not sent)
+                instructions.append(text)
+            start += 1
+        tools = conversation.tools
+        if tools and not options.native_tools:
+            functions = [
+                tool for tool in application_tools(tools) if "tool" not in extras_of(tool, NAME)
+            ]
+            if functions:
+                instructions.append(tools_as_text(functions))
+        for index in range(start, len(messages)):
+            message = messages[index]
+            if isinstance(message, UserMessage):
+                self.user(message, index)
+            elif isinstance(message, SystemMessage):
+                self.system(message, index)
+            elif isinstance(message, AssistantMessage):
+                self.assistant(message, index)
+            else:
+                self.tool(message, index)
+        self.structure()
+
+        payload: dict[str, Any] = {}
+        if instructions:
+            payload["instructions"] = "\n".join(instructions)
+        payload["input"] = self.input_value(messages, start)
+        sent = self.tools(tools)
+        if sent is not None and options.native_tools:
+            payload["tools"] = [_encode_tool(tool) for tool in sent]
+        choice = conversation.tool_choice
+        if choice is not None and options.native_tools and (sent or not tools):
+            # a tool choice goes only with tools, or where none were given
+            wire, parallel = _encode_tool_choice(choice)
+            # "auto" is the API's default: with `parallel`, the flag alone says it
+            # (the common request shape, and what decoding reads it as).
+            if wire != "auto" or parallel is None:
+                payload["tool_choice"] = wire
+            if parallel is not None:
+                payload["parallel_tool_calls"] = parallel
+        return payload
+
+    def tools(self, tools: Sequence[ToolDefinition] | None) -> list[ToolDefinition] | None:
+        """The tool definitions to send, or None for no ``tools`` key.
+
+        Other formats' hosted tools go through the policy: reported in check mode,
+        raising under "error", else left out. None when every tool is left out,
+        as when none were given.
+        """
+        if tools is None or not self.options.native_tools:
+            return None
+        if self.collect:
+            self.problems.extend(foreign_tool_problems(tools, self.options))
+            sent = [tool for tool in tools if not is_foreign_tool(tool, NAME)]
+        else:
+            sent = sendable_tools(tools, self.options)
+        return sent if sent or not tools else None
+
+    def input_value(self, messages: Sequence[Message], start: int) -> str | list[dict[str, Any]]:
+        """The list of items; a plain string when the input was decoded from one."""
+        if len(messages) == start + 1 and len(self.items) == 1:
+            message = messages[start]
+            if (
+                isinstance(message, UserMessage)
+                and isinstance(message.content, str)
+                and extras_of(message, NAME).get("string_input") is True
+            ):
+                return message.content
+        return self.items
+
+    def instruction_text(self, message: SystemMessage, index: int) -> str:
+        """A leading system message as instruction text (``instructions`` is a string)."""
+        if isinstance(message.content, str):
+            return message.content
+        texts: list[str] = []
+        for position, block in enumerate(message.content):
+            if isinstance(block, TextBlock):
+                texts.append(block.text)
+            else:
+                text = self.unsupported(f"{block.type} block in instructions", index, position)
+                if text is not None:
+                    texts.append(text)
+        return "\n".join(texts)
+
+    # ------------------------------------------------------------------- messages
+
+    def user(self, message: UserMessage, index: int) -> None:
+        """A user message: one input message, split around client items it holds."""
+        content = message.content
+        if not isinstance(content, str) and any(_is_item_block(block) for block in content):
+            # Client-side items (tool outputs of built-in tools, item references)
+            # kept as non_standard blocks: each is its own input item.
+            segment: list[tuple[int, ContentBlock]] = []
+            for position, block in enumerate(content):
+                if _is_item_block(block):
+                    if segment:
+                        self.input_message("user", segment, index, _item_fields(message))
+                        segment = []
+                    assert isinstance(block, NonStandardBlock)
+                    self.emit(copy.deepcopy(block.value), pointer(index, "content", position))
+                else:
+                    segment.append((position, block))
+            if segment:
+                self.input_message("user", segment, index, _item_fields(message))
+            return
+        self.input_message("user", content, index, _item_fields(message))
+
+    def system(self, message: SystemMessage, index: int) -> None:
+        """A later system message: a ``system`` (or ``developer``) input message."""
+        extras = extras_of(message, NAME)
+        role = extras.get("role")
+        if role not in ("system", "developer"):
+            role = self.options.system_role
+        self.input_message(role, message.content, index, _item_fields(message))
+
+    def input_message(
+        self,
+        role: str,
+        content: str | Sequence[ContentBlock] | list[tuple[int, ContentBlock]],
+        index: int,
+        fields: Mapping[str, Any],
+    ) -> None:
+        """An input message item of ``role``, unless drops left it empty."""
+        dropped = self.dropped
+        item: dict[str, Any] = {"role": role, "content": self.content(content, index, tool=False)}
+        if self.dropped > dropped and not item["content"]:
+            return  # drops left it empty: not sent (the API rejects empty content)
+        item.update(fields)
+        self.emit(item, pointer(index))
+
+    def tool(self, message: ToolMessage, index: int) -> None:
+        """A tool result: a ``function_call_output`` item (text without native tools)."""
+        if not self.options.native_tools:
+            text = self.content(message.content, index, tool=True, force_string=True)
+            assert isinstance(text, str)
+            self.emit(
+                {"role": "user", "content": tool_result_as_text(message, text)}, pointer(index)
+            )
+            return
+        dropped = self.dropped
+        output = self.content(message.content, index, tool=True)
+        if self.dropped > dropped and not output:
+            output = ""  # drops left it empty: still the output that answers the call
+        item: dict[str, Any] = {
+            "type": "function_call_output",
+            "call_id": message.tool_call_id,
+            "output": output,
+        }
+        if message.name is not None:
+            item["name"] = message.name
+        item.update(_item_fields(message))
+        self.emit(item, pointer(index))
+
+    # ------------------------------------------------------------------ input parts
+
+    def content(
+        self,
+        content: str | Sequence[ContentBlock] | list[tuple[int, ContentBlock]],
+        index: int,
+        *,
+        tool: bool,
+        force_string: bool = False,
+    ) -> str | list[dict[str, Any]]:
+        """Message or tool-output content: a string or input parts."""
+        content_format = "string" if force_string else self.options.content_format
+        if isinstance(content, str):
+            if content_format == "parts":
+                return [{"type": "input_text", "text": content}] if content else []
+            return content
+        numbered = [
+            entry if isinstance(entry, tuple) else (position, entry)
+            for position, entry in enumerate(content)
+        ]
+        if content_format == "string":
+            texts: list[str] = []
+            for position, block in numbered:
+                if isinstance(block, TextBlock):
+                    texts.append(block.text)
+                    continue
+                text = self.unsupported(_what(block, "as a string"), index, position)
+                if text is not None:
+                    texts.append(text)
+            return "\n".join(texts)
+        parts: list[dict[str, Any]] = []
+        for position, block in numbered:
+            part = self.part(block, index, position, tool=tool)
+            if part is not None:
+                parts.append(part)
+        return parts
+
+    def part(
+        self, block: ContentBlock, index: int, position: int, *, tool: bool
+    ) -> dict[str, Any] | None:
+        """One input part (``input_text`` / ``input_image`` / ``input_file``), or None."""
+        part: dict[str, Any]
+        if isinstance(block, TextBlock):
+            part = {"type": "input_text", "text": block.text}
+        elif isinstance(block, ImageBlock):
+            if not self.options.vision:
+                return self.placeholder("image (vision is off)", index, position)
+            part = {"type": "input_image"}
+            if block.url is not None:
+                part["image_url"] = block.url
+            elif block.base64 is not None and block.mime_type is not None:
+                part["image_url"] = data_url(block.mime_type, block.base64)
+                self.count_image(len(block.base64), index, position)
+            if block.file_id is not None:
+                part["file_id"] = block.file_id
+            if block.detail is not None:
+                part["detail"] = block.detail
+            elif not tool:
+                # API reference, "input_image": `detail` is required in message
+                # content (optional in a function_call_output).
+                part["detail"] = "auto"
+            self.count_image(-1, index, position)
+        elif isinstance(block, FileBlock):
+            part = {"type": "input_file"}
+            if block.file_id is not None:
+                part["file_id"] = block.file_id
+            if block.base64 is not None and block.mime_type is not None:
+                part["file_data"] = data_url(block.mime_type, block.base64)
+            if block.url is not None:
+                part["file_url"] = block.url
+            if block.filename is not None:
+                part["filename"] = block.filename
+        elif isinstance(block, NonStandardBlock) and extras_of(block, NAME).get("kind") == "part":
+            return copy.deepcopy(block.value)
+        else:
+            return self.placeholder(_what(block, "in input content"), index, position)
+        if block.cache_control is not None and self.options.prompt_cache:
+            # Prompt caching: the ttl is a minimum lifetime, rounded up to one the
+            # API takes, as in Chat Completions (one wire object, one rule).
+            part["prompt_cache_breakpoint"] = cache_breakpoint(block.cache_control)
+        rest = extras_of(block, NAME).get("part")
+        if isinstance(rest, dict):
+            part.update(rest)
+        return part
+
+    def placeholder(self, what: str, index: int, position: int) -> dict[str, Any] | None:
+        """The policy's placeholder for unsupported content, as an ``input_text`` part."""
+        text = self.unsupported(what, index, position)
+        return None if text is None else {"type": "input_text", "text": text}
+
+    def count_image(self, size: int, index: int, position: int) -> None:
+        """Count images (size -1) and inline image characters against the known limits."""
+        if size < 0:
+            self.images += 1
+            if self.images == MAX_IMAGES + 1:
+                self.problem(
+                    pointer(index, "content", position),
+                    "too_many_images",
+                    f"more than {MAX_IMAGES} images in one request",
+                )
+            return
+        before = self.image_bytes
+        self.image_bytes += size * 3 // 4
+        if before <= MAX_INLINE_IMAGE_BYTES < self.image_bytes:
+            self.problem(
+                pointer(index, "content", position),
+                "payload_too_large",
+                f"more than {MAX_INLINE_IMAGE_BYTES // (1024 * 1024)} MB of inline image "
+                "data in one request (use file ids or URLs)",
+            )
+
+    # ------------------------------------------------------------------ assistant
+
+    def assistant(self, message: AssistantMessage, index: int) -> None:
+        """An assistant message: its output items, calls at their ``index``."""
+        content = message.content
+        if content == "" and not message.tool_calls and not message.invalid_tool_calls:
+            self.emit({"role": "assistant", "content": ""}, pointer(index))
+            return
+        group: dict[str, Any] | None = None  # the assistant message item being filled
+        for kind, position, entry in _merged(
+            content_blocks(content), message.tool_calls, message.invalid_tool_calls
+        ):
+            where = (
+                pointer(index, "content", position)
+                if kind == "block"
+                else pointer(index, kind, position)
+            )
+            if kind == "block" and isinstance(entry, (TextBlock, RefusalBlock)):
+                group = self.output_part(entry, group, index, position, where)
+                continue
+            group = None
+            if kind == "tool_calls":
+                assert isinstance(entry, ToolCall)
+                self.call(entry, where)
+            elif kind == "invalid_tool_calls":
+                assert isinstance(entry, InvalidToolCall)
+                self.invalid_call(entry, index, position, where)
+            else:
+                assert not isinstance(entry, (ToolCall, InvalidToolCall))
+                self.output_block(entry, index, position, where)
+
+    def annotations(
+        self, annotations: Sequence[Any] | None, index: int, position: int
+    ) -> list[dict[str, Any]]:
+        """A text's annotations as ``output_text`` takes them.
+
+        A ``url_citation`` needs url, title and character range: a citation without
+        them goes to the unsupported-content policy (the range is not invented).
+        """
+        out: list[dict[str, Any]] = []
+        for annotation in annotations or ():
+            if isinstance(annotation, NonStandardAnnotation):
+                out.append(copy.deepcopy(annotation.value))
+                continue
+            fields = citation_fields(annotation)
+            if fields is not None:
+                # the key order the API writes (prompt caches see the exact bytes)
+                out.append(
+                    {
+                        "type": "url_citation",
+                        "start_index": fields["start_index"],
+                        "end_index": fields["end_index"],
+                        "title": fields["title"],
+                        "url": fields["url"],
+                    }
+                )
+            else:
+                missing = [name for name in CITATION_FIELDS if getattr(annotation, name) is None]
+                self.unsupported(f"citation without {', '.join(missing)}", index, position)
+        return out
+
+    def output_part(
+        self,
+        block: TextBlock | RefusalBlock,
+        group: dict[str, Any] | None,
+        index: int,
+        position: int,
+        where: str,
+    ) -> dict[str, Any] | None:
+        """Add a text or refusal block to the current message item, or start one."""
+        extras = extras_of(block, NAME)
+        header = extras.get("item")
+        if block.id is None:
+            # No item id: the easy form, a plain string (it has no annotations).
+            if isinstance(block, TextBlock) and block.annotations:
+                self.unsupported("annotations on text without an item id", index, position)
+            item: dict[str, Any] = {"role": "assistant", "content": block.text}
+            if isinstance(header, dict):
+                item.update(header)
+            self.emit(item, where)
+            return None
+        part: dict[str, Any]
+        if isinstance(block, TextBlock):
+            part = {
+                "type": "output_text",
+                "text": block.text,
+                "annotations": self.annotations(block.annotations, index, position),
+            }
+        else:
+            part = {"type": "refusal", "refusal": block.text}
+        rest = extras.get("part")
+        if isinstance(rest, dict):
+            part.update(rest)
+        # Consecutive blocks of one item id are the parts of one message item.
+        if group is not None and group["id"] == block.id and header is None:
+            group["content"].append(part)
+            return group
+        item = dict(header) if isinstance(header, dict) else dict(DEFAULT_HEADER)
+        item.update({"id": block.id, "role": "assistant", "content": [part]})
+        self.emit(item, where)
+        return item
+
+    def output_block(self, block: ContentBlock, index: int, position: int, where: str) -> None:
+        """Any other block of an assistant turn: reasoning, web search, a kept item."""
+        options = self.options
+        if isinstance(block, ReasoningBlock):
+            # Reasoning guide: only this API's own reasoning items (with their id)
+            # can be passed back; another provider's reasoning cannot be verified.
+            if options.replays(block.provider) and block.id is not None:
+                self.emit(_encode_reasoning(block), where)
+            elif options.reasoning == "text":
+                text = block.text if block.text is not None else "\n".join(block.summary or [])
+                if text:
+                    self.emit({"role": "assistant", "content": text}, where)
+            return
+        if isinstance(block, ServerToolCallBlock):
+            extras = extras_of(block, NAME)
+            header = extras.get("item")
+            if block.name == "web_search" and isinstance(header, dict):
+                item: dict[str, Any] = {"type": "web_search_call"}
+                if block.id is not None:
+                    item["id"] = block.id
+                if block.arguments is not None:
+                    item["action"] = block.arguments
+                item.update(header)
+                self.emit(item, where)
+                return
+        if isinstance(block, NonStandardBlock) and extras_of(block, NAME).get("kind") == "item":
+            self.emit(copy.deepcopy(block.value), where)
+            return
+        placeholder = self.unsupported(_what(block, "in an assistant turn"), index, position)
+        if placeholder is not None:
+            self.emit({"role": "assistant", "content": placeholder}, where)
+
+    def call(self, call: ToolCall, where: str) -> None:
+        """A tool call: a ``function_call`` item (text without native tools)."""
+        if not self.options.native_tools:
+            self.emit({"role": "assistant", "content": tool_call_as_text(call)}, where)
+            return
+        item: dict[str, Any] = {
+            "type": "function_call",
+            "call_id": call.id,
+            "name": call.name,
+            "arguments": arguments_text(call, NAME),
+        }
+        item.update(
+            (key, value) for key, value in extras_of(call, NAME).items() if key != "arguments"
+        )
+        self.emit(item, where)
+
+    def invalid_call(self, call: InvalidToolCall, index: int, position: int, where: str) -> None:
+        """An invalid tool call: sent back verbatim as the ``function_call`` it was."""
+        arguments = call.arguments if call.arguments is not None else ""
+        if call.id is None or call.name is None:
+            text = self.unsupported("an invalid tool call without id or name", index, None)
+            if text is not None:
+                self.emit({"role": "assistant", "content": text}, where)
+            return
+        if not self.options.native_tools:
+            text = f'<tool_call id="{call.id}" name="{call.name}">{arguments}</tool_call>'
+            self.emit({"role": "assistant", "content": text}, where)
+            return
+        item = {"type": "function_call", "call_id": call.id, "name": call.name}
+        item["arguments"] = arguments
+        item.update(extras_of(call, NAME))
+        self.emit(item, where)
+
+    # ------------------------------------------------------------------ structure
+
+    def structure(self) -> None:
+        """Rules over the item sequence: unique item ids, reasoning followed by its item."""
+        seen: dict[str, str] = {}
+        items = self.items
+        for position, item in enumerate(items):
+            where = self.origins[position]
+            item_id = item.get("id")
+            # The API refuses two input items with one id ("Duplicate item found");
+            # an item_reference names another item's id, it is not a second item.
+            if isinstance(item_id, str) and item.get("type") != "item_reference":
+                if item_id in seen:
+                    self.problem(
+                        where,
+                        "duplicate_item_id",
+                        f"item id {item_id!r} is used twice (first at {seen[item_id]})",
+                    )
+                else:
+                    seen[item_id] = where
+            # Reasoning guide: a reasoning item is replayed with the item it produced,
+            # right after it; the API refuses one that nothing follows.
+            if item.get("type") == "reasoning":
+                following = items[position + 1] if position + 1 < len(items) else None
+                if following is None or not _is_output_item(following):
+                    self.problem(
+                        where,
+                        "reasoning_without_following_item",
+                        f"reasoning item {item_id!r} must be followed by the item it "
+                        "produced (function_call, message ...)",
+                    )
+
+
+def _merged(
+    blocks: list[ContentBlock],
+    calls: Sequence[ToolCall],
+    invalid: Sequence[InvalidToolCall],
+) -> Iterator[tuple[str, int, ContentBlock | ToolCall | InvalidToolCall]]:
+    """Blocks and calls in item order: calls at their ``index``, the rest at the end."""
+    placed: list[tuple[int, int, int, str, ToolCall | InvalidToolCall]] = []
+    tail: list[tuple[str, int, ToolCall | InvalidToolCall]] = []
+    groups: tuple[tuple[str, Sequence[ToolCall | InvalidToolCall]], ...] = (
+        ("tool_calls", calls),
+        ("invalid_tool_calls", invalid),
+    )
+    for order, (kind, group) in enumerate(groups):
+        for position, call in enumerate(group):
+            if call.index is None:
+                tail.append((kind, position, call))
+            else:
+                placed.append((call.index, order, position, kind, call))
+    placed.sort(key=lambda entry: entry[:3])
+    emitted = 0
+    next_call = 0
+    for position, block in enumerate(blocks):
+        while next_call < len(placed) and placed[next_call][0] <= emitted:
+            _, _, call_position, kind, call = placed[next_call]
+            yield kind, call_position, call
+            next_call += 1
+            emitted += 1
+        yield "block", position, block
+        emitted += 1
+    for _, _, call_position, kind, call in placed[next_call:]:
+        yield kind, call_position, call
+    yield from tail
+
+
+def _is_item_block(block: ContentBlock) -> bool:
+    """Whether a block is a whole input item kept as non_standard (``kind: item``)."""
+    return isinstance(block, NonStandardBlock) and extras_of(block, NAME).get("kind") == "item"
+
+
+def _is_output_item(item: Mapping[str, Any]) -> bool:
+    """Whether an input item is one the model produced (may follow a reasoning item)."""
+    kind = item.get("type")
+    if item.get("role") is not None and kind in (None, "message"):
+        return item.get("role") == "assistant"
+    return isinstance(kind, str) and not is_client_item(kind)
+
+
+def _item_fields(message: Message) -> dict[str, Any]:
+    """The item fields a decoded message kept (``id``, ``status`` ...), copied."""
+    fields = extras_of(message, NAME).get("item")
+    return dict(fields) if isinstance(fields, dict) else {}
+
+
+def _what(block: ContentBlock, where: str) -> str:
+    """How the unsupported-content policy names a block."""
+    if isinstance(block, NonStandardBlock):
+        kind = block.value.get("type")
+        return f"non_standard block {kind!r} {where}"
+    return f"{block.type} block {where}"
+
+
+def _encode_reasoning(block: ReasoningBlock) -> dict[str, Any]:
+    """A reasoning block of this API as its ``reasoning`` item, as it came."""
+    extras = extras_of(block, NAME)
+    summary = block.summary or []
+    raw_summary = extras.get("summary")
+    item: dict[str, Any] = {"type": "reasoning", "id": block.id}
+    if isinstance(raw_summary, list) and part_texts(raw_summary) == summary:
+        item["summary"] = raw_summary
+    else:
+        item["summary"] = [{"type": "summary_text", "text": text} for text in summary]
+    if block.encrypted_content is not None:
+        item["encrypted_content"] = block.encrypted_content
+    raw_content = extras.get("content")
+    if isinstance(raw_content, list) and joined_texts(raw_content) == block.text:
+        item["content"] = raw_content
+    elif block.text is not None:
+        item["content"] = [{"type": "reasoning_text", "text": block.text}]
+    header = extras.get("item")
+    if isinstance(header, dict):
+        item.update(header)
+    return item
+
+
+# ================================================================= tools and tool choice
+
+
+def _encode_tool(tool: ToolDefinition) -> dict[str, Any]:
+    """A tool definition: a hosted tool as it came, else a ``function`` tool."""
+    extras = extras_of(tool, NAME)
+    hosted = extras.get("tool")
+    if isinstance(hosted, dict):
+        return copy.deepcopy(hosted)
+    out: dict[str, Any] = {"type": "function", "name": tool.name}
+    if tool.description is not None:
+        out["description"] = tool.description
+    out["parameters"] = tool.parameters
+    # API reference, "function" tool: `strict` defaults to true in Responses; the
+    # neutral default (unset) means not strict.
+    out["strict"] = tool.strict if tool.strict is not None else False
+    rest = extras.get("fields")
+    if isinstance(rest, dict):
+        out.update(rest)
+    return out
+
+
+def _encode_tool_choice(choice: ToolChoice) -> tuple[Any, bool | None]:
+    """The wire ``tool_choice`` and the ``parallel_tool_calls`` flag (None: not sent)."""
+    if isinstance(choice, NamedToolChoice):
+        return {"type": "function", "name": choice.name}, choice.parallel
+    if isinstance(choice, NoneToolChoice):
+        return "none", None
+    return choice.type, choice.parallel
+
+
+# ========================================================================= checks only
+
+
+def _pairing_problems(messages: Sequence[Message], options: Options) -> list[Problem]:
+    """Tool pairing, counting invalid tool calls.
+
+    Responses sends invalid calls back as ``function_call`` items, so they need a
+    ``function_call_output`` just like valid ones.
+    """
+    if not options.native_tools:
+        return []
+    return tool_pairing_problems(
+        messages,
+        adjacent=False,
+        provider=NAME,
+        include_invalid=True,
+        requirement="requires a function_call_output for every function_call",
+    )
