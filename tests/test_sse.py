@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chatschema.errors import ConversionError
-from chatschema.providers._sse import events, iter_sse
+from chatschema.providers._common.sse import events, iter_sse
 
 BODY = (
     'event: message_start\ndata: {"type": "message_start", "text": "caf\u00e9 \U0001f600"}\n\n'

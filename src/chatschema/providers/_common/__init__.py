@@ -10,7 +10,8 @@ that it holds only what is particular to its wire format:
 - :mod:`.content`: input coercion, text, inline data and data URLs, extras;
 - :mod:`.tools`: tool-argument text, hosted tools, tools written as text;
 - :mod:`.checks`: pointers, tool pairing, :class:`EncodePass` (``check`` is the
-  encoder in collect mode) and the error ``encode`` raises.
+  encoder in collect mode) and the error ``encode`` raises;
+- :mod:`.sse`: server-sent events, the body every streaming API answers with.
 
 Every name is importable from here. The verbs each codec offers are in the
 :class:`~chatschema.providers.Codec` protocol.

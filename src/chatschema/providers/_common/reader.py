@@ -151,6 +151,8 @@ class Reader:
         block_index: int | None = None,
     ) -> dict[str, Any]:
         """``value`` if it is a JSON object (an SDK object is dumped first), else fail."""
+        if isinstance(value, dict):  # the common case first: decoding is hot
+            return value
         if isinstance(value, BaseModel):
             value = self.json(value)
         if not isinstance(value, dict):
