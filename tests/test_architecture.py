@@ -65,6 +65,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         "codec plumbing",
         [
             "chatschema.providers._codec",
+            "chatschema.providers._protocol",
             "chatschema.providers._common",
             "chatschema.providers._openai",
         ],

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 from chatschema_models.conversation import Conversation
 
 from chatschema.errors import OptionError, Problem
-from chatschema.providers._codec import PROVIDERS, Codec, ProviderName
+from chatschema.providers._codec import PROVIDERS, ProviderName
+from chatschema.providers._protocol import Codec
 from chatschema.validation import to_dict
 
 __all__ = ["PROVIDERS", "Codec", "ProviderName", "check", "convert", "get_codec"]

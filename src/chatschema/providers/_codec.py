@@ -1,57 +1,18 @@
-"""The format registry and the protocol every codec satisfies.
+"""The one list of wire formats.
 
-Kept free of runtime imports of models and codecs, so that the shared plumbing and
-the public ``chatschema.providers`` module can both read the one list of formats.
+Free of imports of models, codecs and plumbing, so that everything below
+``chatschema.providers`` can read it; the protocol the formats satisfy is in
+:mod:`chatschema.providers._protocol`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
+from typing import Literal, get_args
 
-if TYPE_CHECKING:
-    from chatschema_models.chunk import AssistantMessageChunk
-    from chatschema_models.conversation import Conversation
-    from chatschema_models.message import AssistantMessage, Message
-    from typing_extensions import Unpack
-
-    from chatschema.errors import Problem
-    from chatschema.providers._common.options import EncodeOptions
-
-__all__ = ["PROVIDERS", "Codec", "ProviderName"]
+__all__ = ["PROVIDERS", "ProviderName"]
 
 ProviderName = Literal["openai_chat", "openai_responses", "anthropic", "gemini"]
 """A wire format, by the name of its codec package under ``chatschema.providers``."""
 
 PROVIDERS: tuple[ProviderName, ...] = get_args(ProviderName)
 """Every wire format, in the order the documentation lists them."""
-
-
-class Codec(Protocol):
-    """What a wire format's codec package offers: the same verbs in every format.
-
-    Every package under :mod:`chatschema.providers` satisfies it (mypy checks this
-    in ``chatschema.providers``; a test checks that every format is registered).
-    """
-
-    @property
-    def NAME(self) -> str:
-        """The format's name, as in :data:`PROVIDERS`."""
-
-    def encode(self, messages: Any, **options: Unpack[EncodeOptions]) -> dict[str, Any]:
-        """A conversation as the official client's keyword arguments."""
-
-    def check(self, messages: Any, **options: Unpack[EncodeOptions]) -> list[Problem]:
-        """Every problem that would make ``encode`` fail or the provider refuse."""
-
-    def decode_conversation(self, payload: Any) -> Conversation:
-        """A request (what ``encode`` gives, or the provider's own) as a conversation."""
-
-    def decode_messages(self, payload: Any) -> list[Message]:
-        """The messages of a request."""
-
-    def decode_response(self, payload: Any) -> AssistantMessage:
-        """A complete response (JSON data or an official SDK object) as one message."""
-
-    def decode_stream(self, events: Iterable[Any]) -> Iterator[AssistantMessageChunk]:
-        """Stream events (dicts, SDK objects or SSE text) as chunks, as they arrive."""

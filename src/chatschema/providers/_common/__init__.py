@@ -14,13 +14,13 @@ that it holds only what is particular to its wire format:
 - :mod:`.sse`: server-sent events, the body every streaming API answers with.
 
 Every name is importable from here. The verbs each codec offers are in the
-:class:`~chatschema.providers.Codec` protocol.
+:class:`~chatschema.providers.Codec` protocol (``providers/_protocol.py``).
 """
 
 from __future__ import annotations
 
 from chatschema._arguments import json_text, parse_arguments
-from chatschema.providers._codec import PROVIDERS, Codec, ProviderName
+from chatschema.providers._codec import PROVIDERS, ProviderName
 from chatschema.providers._common.checks import (
     EncodePass,
     message_index,
@@ -76,7 +76,6 @@ from chatschema.providers._common.tools import (
 
 __all__ = [
     "PROVIDERS",
-    "Codec",
     "ContentFormat",
     "EncodeOptions",
     "EncodePass",
