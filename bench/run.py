@@ -1269,6 +1269,7 @@ def main() -> int:
         manifest = w.write_inputs(inputs, sizes)
         sides, openhands_python = run_sides(arguments, inputs, options)
         imports, import_errors = time_imports(quick, openhands_python)
+        datasets_section, datasets_crash = run_datasets(inputs, quick)
         description["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
         results = Results(sides, imports, sizes, manifest, options, quick, description)
         results.import_errors = import_errors
@@ -1276,9 +1277,14 @@ def main() -> int:
         if not quick and not arguments.no_profile:
             profile_misses(results, verdicts, inputs)
         found = show(results, verdicts)
+        print(f"\n{datasets_section}")
+        if datasets_crash:
+            print(f"PROBLEM: datasets benchmark crashed: {datasets_crash}", file=sys.stderr)
+            found.append(f"datasets benchmark crashed: {datasets_crash}")
         if output is not None:
             command = "bench/run.py " + " ".join(sys.argv[1:])
-            output.write_text(render(results, verdicts, command.strip()) + "\n")
+            report = render(results, verdicts, command.strip()) + "\n\n" + datasets_section
+            output.write_text(report.rstrip() + "\n")
             log(f"wrote {output}")
     finally:
         if arguments.keep_inputs:
@@ -1287,6 +1293,20 @@ def main() -> int:
             shutil.rmtree(inputs, ignore_errors=True)
     log(f"finished in {time.perf_counter() - started:.0f} s")
     return 1 if found else 0
+
+
+def run_datasets(inputs: Path, quick: bool) -> tuple[str, str | None]:
+    """The datasets section (``datasets_bench.py``): its markdown, and a crash if any."""
+    import datasets_bench
+
+    directory = inputs / "datasets"
+    directory.mkdir(exist_ok=True)
+    try:
+        return datasets_bench.render(datasets_bench.run(directory, quick)), None
+    except Exception as error:  # reported as a problem, like a crashed side
+        return "## Datasets\n\nCrashed; see the problems.\n", str(error)[-2000:]
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def run_sides(

@@ -90,7 +90,7 @@ def test_import_is_light() -> None:
         " if m in sys.modules])\n"
         "chatschema.UserMessage(content='hi')\n"
         "heavy = [m for m in ('jsonschema', 'referencing', 'openai', 'anthropic', 'google.genai',"
-        " 'hypothesis',"
+        " 'hypothesis', 'pyarrow', 'ray', 'datasets', 'chatschema.datasets',"
         " 'chatschema.providers._common', 'chatschema.providers.openai_chat',"
         " 'chatschema.providers.anthropic', 'chatschema.providers.gemini',"
         " 'chatschema.providers.openai_responses') if m in sys.modules]\n"

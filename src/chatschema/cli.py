@@ -2,6 +2,8 @@
 
     chatschema validate [--type T] [--provider P] [--format text|json] PATH... | -
     chatschema convert --from F --to F [--option NAME=VALUE ...] [PATH | -]
+    chatschema stats [--provider P] PATH...
+    (datasets, .jsonl / .parquet: -o PATH, --jobs N, --engine local|ray)
     chatschema schema [TYPE] [--bundle]
     chatschema demo
 
@@ -20,7 +22,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import IO, Any
 
-from chatschema.errors import ChatSchemaError, ConversionError, Problem, ValidationError
+from chatschema.errors import ChatSchemaError, OptionError, Problem
 
 __all__ = ["main"]
 
@@ -153,37 +155,11 @@ class Tally:
 
 
 def _check(document: Document, requested: str, provider: str | None) -> list[Problem]:
-    from chatschema.validation import parse
+    from chatschema.datasets._rows import validate_row
 
     if document.error is not None:
         return [Problem("", "json", document.error)]
-    try:
-        if provider is not None:
-            from chatschema.providers import get_codec
-
-            get_codec(provider).decode_conversation(document.value)
-        else:
-            kind = _kind(document.value, requested)
-            if kind == "messages":
-                from chatschema.validation import parse_messages
-
-                parse_messages(document.value)
-            else:
-                parse(document.value, kind)
-    except ValidationError as error:
-        return list(error.problems)
-    except ConversionError as error:
-        where = ""
-        if error.message_index is not None:
-            where = f"/messages/{error.message_index}"
-            if error.block_index is not None:
-                where += f"/content/{error.block_index}"
-        return [Problem(where, "provider", error.reason), *error.problems]
-    except ChatSchemaError as error:
-        return [Problem("", "provider", str(error))]
-    except Exception as error:  # a chatschema bug: reported, never a traceback
-        return [Problem("", "internal", _internal(error))]
-    return []
+    return validate_row(document.value, provider or "neutral", requested)
 
 
 def _internal(error: Exception) -> str:
@@ -197,17 +173,24 @@ def _internal(error: Exception) -> str:
 class _Progress:
     """A one-line progress report on a terminal (stderr); silent otherwise."""
 
-    def __init__(self, enabled: bool) -> None:
+    def __init__(self, enabled: bool, verb: str = "validated", failed: str = "invalid") -> None:
         self.enabled = enabled
+        self.verb = verb
+        self.failed = failed
         self.shown = 0.0
+        self.started = time.monotonic()
 
-    def update(self, tally: Tally, force: bool = False) -> None:
+    def update(self, tally: Tally, force: bool = False, fraction: float | None = None) -> None:
         now = time.monotonic()
         if self.enabled and (force or now - self.shown > 0.2):
             self.shown = now
-            sys.stderr.write(
-                f"\rvalidated {tally.documents:,} documents, {tally.invalid:,} invalid"
-            )
+            line = f"\r{self.verb} {tally.documents:,} documents, {tally.invalid:,} {self.failed}"
+            if fraction is not None:
+                width = 24
+                filled = min(width, int(fraction * width))
+                rate = tally.documents / max(now - self.started, 1e-9)
+                line += f" [{'#' * filled}{'.' * (width - filled)}] {fraction:4.0%} {rate:,.0f}/s"
+            sys.stderr.write(line + "\033[K")
             sys.stderr.flush()
 
     def done(self) -> None:
@@ -215,25 +198,123 @@ class _Progress:
             sys.stderr.write("\r\033[K")
 
 
+# ---------------------------------------------------------------------- datasets
+
+
+def _is_dataset(path: str, args: argparse.Namespace) -> bool:
+    """Whether an input goes through the dataset engine (batches, --jobs, Parquet)."""
+    if path == "-":
+        return False
+    if getattr(args, "input_format", None) or getattr(args, "type", None) == "jsonl":
+        return True
+    return path.lower().endswith((".jsonl", ".ndjson", ".parquet", ".pq"))
+
+
+def _where(source: str, position: int, line_based: bool) -> str:
+    return f"{source}:{position}" if line_based else f"{source}:row {position}"
+
+
+def _run_dataset(
+    args: argparse.Namespace,
+    command: str,
+    paths: Sequence[str],
+    output: str | None,
+    options: dict[str, Any],
+    tally: Tally,
+    on_problem: Any,
+    progress: _Progress,
+) -> Any:
+    """Run a dataset command through chatschema.datasets; problems go to ``on_problem``."""
+    from chatschema.datasets import DatasetError, MissingExtraError, run
+
+    def take(result: Any) -> None:
+        tally.documents += result.rows
+        tally.invalid += result.failed
+        tally.sources.add(result.source)
+        if result.problems:
+            progress.done()
+        for position, problems in result.problems:
+            tally.problems += len(problems)
+            on_problem(result.source, position, result.line_based, problems)
+        progress.update(tally, fraction=result.progress)
+
+    try:
+        summary = run(
+            command,
+            list(paths),
+            output,
+            options=options,
+            engine=args.engine,
+            jobs=args.jobs or None,
+            batch_size=args.batch_size,
+            column=args.column,
+            input_format=args.input_format,
+            output_format=args.output_format,
+            on_result=take,
+        )
+    except (DatasetError, MissingExtraError, OptionError) as error:
+        progress.done()
+        raise UsageError(str(error)) from None
+    progress.done()
+    if args.engine == "ray":  # results were not streamed back batch by batch
+        tally.documents += summary.rows
+        tally.invalid += summary.failed
+        tally.problems += summary.problems
+        for source, position, line_based, problems in summary.reported:
+            on_problem(source, position, line_based, problems)
+    return summary
+
+
+def _speed(summary: Any) -> str:
+    unit = ("job" if summary.jobs == 1 else "jobs") if summary.engine == "local" else "CPUs on Ray"
+    return (
+        f"{summary.rows:,} rows in {summary.seconds:.2f} s, "
+        f"{summary.rows_per_second:,.0f} rows/s, {summary.jobs} {unit}"
+    )
+
+
 def validate_command(args: argparse.Namespace) -> int:
     """``chatschema validate``."""
     tally = Tally()
     progress = _Progress(sys.stderr.isatty() and args.format == "text")
     jsonl = True if args.type == "jsonl" else None
-    for path in args.paths:
-        for document in read_documents(path, jsonl):
-            tally.documents += 1
-            tally.sources.add(document.source)
-            problems = _check(document, args.type, args.provider)
-            if problems:
-                tally.invalid += 1
-                tally.problems += len(problems)
-                progress.done()
-                for problem in problems:
-                    _report(args.format, document, problem)
-            progress.update(tally)
+    datasets = [path for path in args.paths if _is_dataset(path, args)]
+    if args.output is not None and len(datasets) != len(args.paths):
+        raise UsageError("-o/--output takes datasets only (.jsonl, .parquet)")
+    speeds = []
+
+    def on_problem(source: str, position: int, line_based: bool, problems: list[Problem]) -> None:
+        document = Document(source, position)
+        for problem in problems:
+            _report(args.format, document, problem, line_based)
+
+    options = {"format": args.provider or "neutral", "type": args.type}
+    if args.output is not None:
+        summary = _run_dataset(
+            args, "validate", datasets, args.output, options, tally, on_problem, progress
+        )
+        speeds.append(summary)
+    else:
+        for path in args.paths:
+            if path in datasets:
+                summary = _run_dataset(
+                    args, "validate", [path], None, options, tally, on_problem, progress
+                )
+                speeds.append(summary)
+                continue
+            for document in read_documents(path, jsonl):
+                tally.documents += 1
+                tally.sources.add(document.source)
+                problems = _check(document, args.type, args.provider)
+                if problems:
+                    tally.invalid += 1
+                    tally.problems += len(problems)
+                    progress.done()
+                    for problem in problems:
+                        _report(args.format, document, problem)
+                progress.update(tally)
     progress.done()
-    summary = (
+    summary_line = (
         f"{tally.documents} document{'s' * (tally.documents != 1)} checked, "
         f"{tally.invalid} invalid, {tally.problems} problem{'s' * (tally.problems != 1)}"
     )
@@ -250,17 +331,19 @@ def validate_command(args: argparse.Namespace) -> int:
             )
         )
     else:
-        print(summary, file=sys.stderr)
+        if speeds:
+            summary_line += " (" + "; ".join(_speed(summary) for summary in speeds) + ")"
+        print(summary_line, file=sys.stderr)
     return 1 if tally.invalid else 0
 
 
-def _report(form: str, document: Document, problem: Problem) -> None:
+def _report(form: str, document: Document, problem: Problem, line_based: bool = True) -> None:
     if form == "json":
         _print(
             json.dumps(
                 {
                     "file": document.source,
-                    "line": document.line,
+                    "line" if line_based else "row": document.line,
                     "pointer": problem.pointer,
                     "keyword": problem.keyword,
                     "message": problem.message,
@@ -270,9 +353,8 @@ def _report(form: str, document: Document, problem: Problem) -> None:
         )
     else:
         pointer = problem.pointer or "/"
-        _print(
-            f"{document.source}:{document.line}: {pointer}: {problem.message} [{problem.keyword}]"
-        )
+        where = _where(document.source, document.line, line_based)
+        _print(f"{where}: {pointer}: {problem.message} [{problem.keyword}]")
 
 
 # ----------------------------------------------------------------------- convert
@@ -291,9 +373,27 @@ def _options(pairs: Sequence[str]) -> dict[str, Any]:
 
 def convert_command(args: argparse.Namespace) -> int:
     """``chatschema convert``."""
+    options = _options(args.option)
+    if _is_dataset(args.path, args):
+        return _convert_dataset(args, options)
     from chatschema.providers import convert
 
-    options = _options(args.option)
+    out = None
+    if args.output is not None:
+        try:
+            out = open(args.output, "w", encoding="utf-8", errors="backslashreplace")  # noqa: SIM115
+        except OSError as error:
+            raise UsageError(f"{args.output}: {error.strerror or error}") from None
+    try:
+        return _convert_documents(args, options, convert, out)
+    finally:
+        if out is not None:
+            out.close()
+
+
+def _convert_documents(
+    args: argparse.Namespace, options: dict[str, Any], convert: Any, out: IO[str] | None
+) -> int:
     status = 0
     first: Any = None  # held back: a lone document is printed indented
     count = 0
@@ -317,12 +417,74 @@ def convert_command(args: argparse.Namespace) -> int:
             first = result
             continue
         if first is not None:
-            _print(json.dumps(first, ensure_ascii=False))
+            _print(json.dumps(first, ensure_ascii=False), file=out)
             first = None
-        _print(json.dumps(result, ensure_ascii=False))
+        _print(json.dumps(result, ensure_ascii=False), file=out)
     if first is not None:
-        _print(json.dumps(first, indent=2 if count == 1 else None, ensure_ascii=False))
+        _print(json.dumps(first, indent=2 if count == 1 else None, ensure_ascii=False), file=out)
     return status
+
+
+def _convert_dataset(args: argparse.Namespace, options: dict[str, Any]) -> int:
+    """``chatschema convert`` over a dataset: batches, --jobs, JSON Lines or Parquet."""
+    tally = Tally()
+    progress = _Progress(sys.stderr.isatty(), "converted", "failed")
+
+    def on_problem(source: str, position: int, line_based: bool, problems: list[Problem]) -> None:
+        where = _where(source, position, line_based)
+        for problem in problems:
+            pointer = problem.pointer or "/"
+            _print(f"{where}: {pointer}: {problem.message} [{problem.keyword}]", file=sys.stderr)
+
+    chosen = {"source": args.source, "target": args.target, "options": options}
+    output = "-" if args.output is None else args.output
+    summary = _run_dataset(
+        args, "convert", [args.path], output, chosen, tally, on_problem, progress
+    )
+    print(
+        f"{tally.documents:,} rows, {tally.documents - tally.invalid:,} converted, "
+        f"{tally.invalid:,} failed ({_speed(summary)})",
+        file=sys.stderr,
+    )
+    return 1 if tally.invalid else 0
+
+
+# ------------------------------------------------------------------------- stats
+
+
+def stats_command(args: argparse.Namespace) -> int:
+    """``chatschema stats``."""
+    tally = Tally()
+    progress = _Progress(sys.stderr.isatty(), "analysed", "unreadable")
+    for path in args.paths:
+        if not _is_dataset(path, args):
+            raise UsageError(f"{path}: stats reads datasets (.jsonl, .parquet)")
+
+    def on_problem(source: str, position: int, line_based: bool, problems: list[Problem]) -> None:
+        where = _where(source, position, line_based)
+        for problem in problems:
+            pointer = problem.pointer or "/"
+            _print(f"{where}: {pointer}: {problem.message} [{problem.keyword}]", file=sys.stderr)
+
+    options = {"format": args.provider or "neutral"}
+    summary = _run_dataset(
+        args, "stats", args.paths, args.output, options, tally, on_problem, progress
+    )
+    data = summary.as_dict()
+    if args.format == "json":
+        print(json.dumps(data))
+    else:
+        totals, tokens = data["totals"], data["tokens"]
+        rows = max(summary.ok, 1)
+        print(f"rows               {summary.rows:>14,}   ({summary.failed:,} unreadable)")
+        for name, value in totals.items():
+            print(f"{name:<18} {value:>14,}   mean {value / rows:>12,.1f}")
+        print(
+            f"tokens per row     p50 {tokens['p50']:,}  p90 {tokens['p90']:,}  "
+            f"p99 {tokens['p99']:,}  max {tokens['max']:,}"
+        )
+    print(_speed(summary), file=sys.stderr)
+    return 1 if summary.failed else 0
 
 
 # ------------------------------------------------------------------------ schema
@@ -367,6 +529,37 @@ def demo_command(args: argparse.Namespace) -> int:
 # -------------------------------------------------------------------------- main
 
 
+def _dataset_options(parser: argparse.ArgumentParser, output: str) -> None:
+    group = parser.add_argument_group("datasets (.jsonl, .parquet)")
+    group.add_argument("-o", "--output", metavar="PATH", help=f"write {output}")
+    group.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        default=0,
+        metavar="N",
+        help="worker processes (default: every core); the output is the same for any N",
+    )
+    group.add_argument(
+        "--engine",
+        choices=("local", "ray"),
+        default="local",
+        help="local processes, or Ray (the cluster at RAY_ADDRESS, else a local Ray)",
+    )
+    group.add_argument(
+        "--input-format", choices=("jsonl", "parquet"), help="when the extension does not say"
+    )
+    group.add_argument(
+        "--output-format", choices=("jsonl", "parquet"), help="when the extension does not say"
+    )
+    group.add_argument(
+        "--column", help="the column holding conversations (default: conversation, or messages)"
+    )
+    group.add_argument(
+        "--batch-size", type=int, default=1000, metavar="ROWS", help="rows per batch"
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="chatschema",
@@ -398,6 +591,7 @@ def _parser() -> argparse.ArgumentParser:
         default="text",
         help="text for people, json (one object per line) for machines",
     )
+    _dataset_options(validate, "each row with `valid` and `problems` (.parquet or .jsonl)")
     validate.set_defaults(run=validate_command)
 
     convert = commands.add_parser(
@@ -418,7 +612,24 @@ def _parser() -> argparse.ArgumentParser:
         metavar="NAME=VALUE",
         help="an encode option for the target, e.g. unsupported=placeholder",
     )
+    _dataset_options(
+        convert, "the converted documents (.jsonl; .parquet: every row, with problems)"
+    )
     convert.set_defaults(run=convert_command)
+
+    stats = commands.add_parser(
+        "stats",
+        help="per-conversation statistics of a dataset",
+        description="Count messages, tool calls, media, characters and tokens of every "
+        "conversation in JSONL or Parquet datasets; print totals and token percentiles.",
+    )
+    stats.add_argument("paths", nargs="+", metavar="PATH", help=".jsonl or .parquet datasets")
+    stats.add_argument(
+        "--provider", choices=FORMATS[1:], help="the conversations are in this provider's format"
+    )
+    stats.add_argument("--format", choices=("text", "json"), default="text")
+    _dataset_options(stats, "each row with its statistics (.parquet or .jsonl)")
+    stats.set_defaults(run=stats_command)
 
     schema = commands.add_parser(
         "schema",
@@ -442,6 +653,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         status: int = args.run(args)
         return status
     except UsageError as error:
+        _print(f"chatschema: {error}", file=sys.stderr)
+        return 2
+    except ChatSchemaError as error:  # a missing optional dependency, a dataset I/O error
         _print(f"chatschema: {error}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # output piped into head and closed

@@ -1,0 +1,350 @@
+"""Conversation datasets at scale: batch functions, JSON Lines and Parquet, many cores, Ray.
+
+Batch functions (a pyarrow Table / RecordBatch, or a dict of column lists, in; the
+same kind out, every row kept in order, a bad row never raising), usable directly as
+``ray.data.Dataset.map_batches(fn, batch_format="pyarrow")`` and
+``datasets.Dataset.map(fn, batched=True)`` functions:
+
+- :func:`validate_batch`: ``valid`` and ``problems`` per row;
+- :func:`convert_batch`: each row converted between formats, or its problems;
+- :func:`stats_batch`: messages, tool calls, media, characters, tokens per row;
+- :func:`trim_batch`: each conversation trimmed to a token budget;
+- :func:`redact_batch`: opaque reasoning data and inline media taken out.
+
+Whole datasets (``.jsonl`` or ``.parquet``, in and out), on every core of this
+machine (``engine="local"``, ``jobs``) or on a Ray cluster (``engine="ray"``):
+:func:`validate_dataset`, :func:`convert_dataset`, :func:`stats_dataset`,
+:func:`trim_dataset`, :func:`redact_dataset`, each returning a :class:`Summary`.
+
+pyarrow (extra ``parquet``) and Ray (extra ``ray``) are imported only when used.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from os import PathLike
+from typing import Any
+
+from chatschema.datasets._batch import (
+    convert_batch,
+    problems_to_dicts,
+    redact_batch,
+    stats_batch,
+    trim_batch,
+    validate_batch,
+)
+from chatschema.datasets._errors import DatasetError, MissingExtraError
+from chatschema.datasets._rows import FORMATS, STATS
+from chatschema.datasets._summary import Summary
+from chatschema.datasets._work import ChunkResult, Job
+
+__all__ = [
+    "FORMATS",
+    "STATS",
+    "ChunkResult",
+    "DatasetError",
+    "MissingExtraError",
+    "Summary",
+    "convert_batch",
+    "convert_dataset",
+    "problems_to_dicts",
+    "redact_batch",
+    "redact_dataset",
+    "run",
+    "stats_batch",
+    "stats_dataset",
+    "trim_batch",
+    "trim_dataset",
+    "validate_batch",
+    "validate_dataset",
+]
+
+Paths = str | PathLike[str] | Sequence[str | PathLike[str]]
+
+
+def _paths(source: Paths) -> list[str]:
+    if isinstance(source, (str, PathLike)):
+        return [str(source)]
+    return [str(path) for path in source]
+
+
+def run(
+    command: str,
+    inputs: Paths,
+    output: str | PathLike[str] | None = None,
+    *,
+    options: Mapping[str, Any] | None = None,
+    engine: str = "local",
+    jobs: int | None = None,
+    batch_size: int = 1000,
+    column: str | None = None,
+    input_format: str | None = None,
+    output_format: str | None = None,
+    on_result: Callable[[ChunkResult], None] | None = None,
+) -> Summary:
+    """Run a batch function over whole datasets; write the results; summarize.
+
+    Args:
+        command: ``validate``, ``convert``, ``stats``, ``trim`` or ``redact``.
+        inputs: one or more ``.jsonl`` / ``.parquet`` inputs: ``-`` for JSON Lines on
+            standard input, a directory of such files (as Ray writes) in name order;
+            with Ray, any path or URI Ray Data reads (globs, ``s3://``...).
+        output: where to write: a ``.jsonl`` (``-``: standard output) or ``.parquet``
+            file (with Ray, a directory of part files). ``None``: nothing written.
+            For convert, trim and redact, JSON Lines output holds the documents
+            (failed rows are reported, not written); Parquet output holds every row:
+            the input's columns and the result columns (documents, ``problems``...).
+            For validate and stats, JSON Lines output holds one report per row.
+        engine: ``"local"`` (worker processes on this machine) or ``"ray"``.
+        jobs: worker processes (default: every core); with Ray, the CPUs of the local
+            Ray started when ``RAY_ADDRESS`` is unset.
+        batch_size: rows per batch (memory per worker is about this many rows).
+        column: the column holding conversations (default ``conversation``, or
+            ``messages`` in a Parquet file without one). JSON Lines rows are whole lines.
+        input_format: ``jsonl`` or ``parquet``, when the input names do not say.
+        output_format: ``jsonl`` or ``parquet``, when the output name does not say.
+        options: the batch function's keyword arguments (``source``/``target``,
+            ``format``, ``max_tokens``...).
+        on_result: called with each batch's result, in input order (local engine).
+
+    Raises:
+        DatasetError: an input or output that cannot be used.
+        MissingExtraError: pyarrow or Ray is needed and not installed.
+        OptionError: unknown formats or options.
+    """
+    from chatschema.datasets._batch import BATCH_FUNCTIONS
+    from chatschema.datasets._io import file_format
+    from chatschema.datasets._local import available_cores
+
+    if command not in BATCH_FUNCTIONS:
+        raise DatasetError(f"unknown command {command!r}; expected one of {list(BATCH_FUNCTIONS)}")
+    if batch_size < 1:
+        raise DatasetError(f"batch_size must be at least 1, not {batch_size}")
+    options = dict(options or {})
+    _check_options(command, options)
+    paths = _paths(inputs)
+    if not paths:
+        raise DatasetError("no input given")
+    target = None if output is None else str(output)
+    out_form = None if target is None else file_format(target, output_format)
+    workers = max(1, jobs if jobs is not None else available_cores())
+    if engine == "ray":
+        from chatschema.datasets._ray import run_ray
+
+        return run_ray(
+            command, paths, target, out_form, options, workers, batch_size, column, input_format
+        )
+    if engine != "local":
+        raise DatasetError(f"unknown engine {engine!r}; expected 'local' or 'ray'")
+    paths = _expand(paths)
+    forms = [file_format(path, input_format) if path != "-" else "jsonl" for path in paths]
+    name = column or _column_of(paths, forms)
+    job = Job(command, options, name, out_form)
+    return _run_local(job, paths, forms, target, workers, batch_size, on_result)
+
+
+def _expand(paths: Sequence[str]) -> list[str]:
+    """Inputs with each directory (as Ray writes them) replaced by its data files, sorted."""
+    import os
+
+    from chatschema.datasets._io import JSONL_SUFFIXES, PARQUET_SUFFIXES
+
+    expanded: list[str] = []
+    for path in paths:
+        if path != "-" and os.path.isdir(path):
+            names = sorted(
+                name
+                for name in os.listdir(path)
+                if name.lower().endswith(JSONL_SUFFIXES + PARQUET_SUFFIXES)
+            )
+            if not names:
+                raise DatasetError(f"{path}: a directory without .jsonl or .parquet files")
+            expanded.extend(os.path.join(path, name) for name in names)
+        else:
+            expanded.append(path)
+    return expanded
+
+
+def _check_options(command: str, options: Mapping[str, Any]) -> None:
+    """Fail before any work on options the batch function would refuse on every batch."""
+    from chatschema.datasets._batch import BATCH_FUNCTIONS
+
+    BATCH_FUNCTIONS[command]({"conversation": []}, **options)
+
+
+def _column_of(inputs: Sequence[str], forms: Sequence[str]) -> str:
+    from chatschema.datasets._io import _parquet_file, default_column
+
+    for path, form in zip(inputs, forms, strict=True):
+        if form == "parquet":
+            return default_column(_parquet_file(path).schema_arrow.names, path)
+    return "conversation"
+
+
+def _chunks(
+    inputs: Sequence[str], forms: Sequence[str], column: str, batch_size: int
+) -> Iterator[Any]:
+    from chatschema.datasets._io import read_chunks, read_jsonl_chunks
+
+    index = 0
+    for path, form in zip(inputs, forms, strict=True):
+        if form == "jsonl":
+            chunks = read_jsonl_chunks(path, batch_rows=batch_size, start=index)
+        else:
+            chunks = read_chunks(path, form, batch_rows=batch_size, column=column, start=index)
+        for chunk in chunks:
+            index = chunk.index + 1
+            yield chunk
+
+
+def _empty_chunk(inputs: Sequence[str], forms: Sequence[str]) -> Any:
+    """A batch of no rows, for the schema of an empty Parquet output."""
+    from chatschema.datasets._io import Chunk, _parquet_file
+
+    if forms[0] == "parquet":
+        schema = _parquet_file(inputs[0]).schema_arrow
+        return Chunk(0, inputs[0], [], table=_empty_batch(schema), line_based=False)
+    return Chunk(0, inputs[0], [], lines=[])
+
+
+def _empty_batch(schema: Any) -> Any:
+    from chatschema.datasets._arrow import pyarrow
+
+    pa = pyarrow()
+    return pa.RecordBatch.from_pylist([], schema=schema)
+
+
+def _run_local(
+    job: Job,
+    inputs: Sequence[str],
+    forms: Sequence[str],
+    output: str | None,
+    jobs: int,
+    batch_size: int,
+    on_result: Callable[[ChunkResult], None] | None,
+) -> Summary:
+    from chatschema.datasets._io import JsonlWriter, ParquetWriter
+    from chatschema.datasets._local import map_chunks
+    from chatschema.datasets._work import run_chunk
+
+    started = time.perf_counter()
+    summary = Summary(job.command, jobs=jobs, engine="local", output=output)
+    writer: Any = None
+    if job.output == "jsonl":
+        writer = JsonlWriter(output)
+    elif job.output == "parquet":
+        from chatschema.datasets._arrow import pyarrow
+
+        pyarrow()
+        writer = ParquetWriter(str(output), column=job.output_column, format=job.document_format)
+    try:
+        results = map_chunks(job, _chunks(inputs, forms, job.column, batch_size), jobs)
+        seen = False
+        for result in results:
+            seen = True
+            _take(summary, writer, result, on_result)
+        if not seen and job.output == "parquet":
+            _take(summary, writer, run_chunk(job, _empty_chunk(inputs, forms)), None)
+    finally:
+        if writer is not None:
+            writer.close()
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+def _take(
+    summary: Summary,
+    writer: Any,
+    result: ChunkResult,
+    on_result: Callable[[ChunkResult], None] | None,
+) -> None:
+    summary.rows += result.rows
+    summary.peak_rss_kb = max(summary.peak_rss_kb, result.peak_rss_kb)
+    summary.failed += result.failed
+    summary.problems += sum(len(found) for _, found in result.problems)
+    if result.sums:
+        summary.add_sums(result.sums)
+        summary.add_tokens(result.tokens)
+    if writer is not None and result.output is not None:
+        writer.write(result.output)
+    if on_result is not None:
+        on_result(result)
+
+
+def validate_dataset(
+    source: Paths,
+    output: str | PathLike[str] | None = None,
+    *,
+    format: str = "neutral",
+    type: str = "auto",
+    **settings: Any,
+) -> Summary:
+    """Validate every row of a dataset (see :func:`run` for ``settings``).
+
+    Each row is checked as ``format`` (``neutral``: a conversation, a list of messages
+    or a message; or a provider format, decoded to check). ``output`` gets each row
+    with ``valid`` and ``problems``.
+    """
+    return run("validate", source, output, options={"format": format, "type": type}, **settings)
+
+
+def convert_dataset(
+    source: Paths,
+    output: str | PathLike[str] | None,
+    *,
+    source_format: str,
+    target_format: str,
+    options: Mapping[str, Any] | None = None,
+    **settings: Any,
+) -> Summary:
+    """Convert every row of a dataset from ``source_format`` to ``target_format``.
+
+    ``options`` are encode options of the target (``unsupported="placeholder"``...).
+    See :func:`run` for the output and ``settings``.
+    """
+    settings_of_convert = {
+        "source": source_format,
+        "target": target_format,
+        "options": dict(options or {}),
+    }
+    return run("convert", source, output, options=settings_of_convert, **settings)
+
+
+def stats_dataset(
+    source: Paths,
+    output: str | PathLike[str] | None = None,
+    *,
+    format: str = "neutral",
+    **settings: Any,
+) -> Summary:
+    """Per-conversation statistics (``STATS`` columns) and their totals in the summary."""
+    return run("stats", source, output, options={"format": format}, **settings)
+
+
+def trim_dataset(
+    source: Paths,
+    output: str | PathLike[str] | None,
+    *,
+    max_tokens: int,
+    format: str = "neutral",
+    strategy: str = "last",
+    **settings: Any,
+) -> Summary:
+    """Trim every conversation to ``max_tokens`` approximate tokens, tool turns whole."""
+    chosen = {"max_tokens": max_tokens, "format": format, "strategy": strategy}
+    return run("trim", source, output, options=chosen, **settings)
+
+
+def redact_dataset(
+    source: Paths,
+    output: str | PathLike[str] | None,
+    *,
+    format: str = "neutral",
+    opaque: bool = True,
+    inline: bool = True,
+    **settings: Any,
+) -> Summary:
+    """Take opaque reasoning data and/or inline base64 media out of every conversation."""
+    chosen = {"format": format, "opaque": opaque, "inline": inline}
+    return run("redact", source, output, options=chosen, **settings)
