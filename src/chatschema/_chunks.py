@@ -45,7 +45,11 @@ _APPENDED = {
     "reasoning": ("text", "signature", "encrypted_content"),
     "text-plain": ("text",),
 }
+_TEXT_APPENDED = frozenset(kind for kind, names in _APPENDED.items() if "text" in names)
 _EXTENDED = ("annotations", "summary")
+# The fields a text delta sets: a chunk's (string content, or one block) and its block's.
+_DELTA = frozenset({"role", "content"})
+_TEXT_DELTA = frozenset({"type", "text", "index"})
 _FIRST_WINS = ("id", "response_id", "model", "provider", "name")
 _LAST_WINS = ("finish_reason", "raw_finish_reason")
 _MERGED = ("response_metadata", "metadata", "extras")
@@ -64,13 +68,24 @@ _KINDS = {
 def _deep_merge(into: dict[str, Any], update: Mapping[str, Any]) -> None:
     for key, value in update.items():
         current = into.get(key)
-        if isinstance(current, dict) and isinstance(value, Mapping):
+        if isinstance(current, dict) and (type(value) is dict or isinstance(value, Mapping)):
             _deep_merge(current, value)
         else:
             into[key] = _copy(value)
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def _copy(value: Any) -> Any:
+    # exact types first: an ABC check (Mapping) costs several of them
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is dict:
+        return {key: _copy(item) for key, item in value.items()}
+    if kind is list:
+        return [_copy(item) for item in value]
     if isinstance(value, Mapping):
         return {key: _copy(item) for key, item in value.items()}
     if isinstance(value, list):
@@ -250,6 +265,7 @@ class ChunkAccumulator:
         "_calls_by_index",
         "_chunks",
         "_content_set",
+        "_count",
         "_fields",
         "_last",
         "_merged",
@@ -272,12 +288,15 @@ class ChunkAccumulator:
         self._content_set = False  # some chunk set content (possibly to "")
         self._text_only = True  # every content so far was a string
         self._string: _Block | None = None  # the trailing block that string content extends
-        self._chunks: list[AssistantMessageChunk] = []
+        self._count = 0
+        # The chunks added, kept only for sums (``chunk + chunk``), which may replay
+        # them (see _replay).
+        self._chunks: list[AssistantMessageChunk | str] | None = None
 
     @property
     def chunks(self) -> int:
         """How many chunks were added."""
-        return len(self._chunks)
+        return self._count
 
     @property
     def done(self) -> bool:
@@ -286,12 +305,24 @@ class ChunkAccumulator:
 
     def add(self, chunk: AssistantMessageChunk) -> None:
         """Merge one chunk (see the module's merge policy)."""
-        chunk_class = GENERATED.get("AssistantMessageChunk")
-        if chunk_class is None or not isinstance(chunk, chunk_class):
-            problem = Problem("", "type", f"not an AssistantMessageChunk: {type(chunk).__name__}")
-            raise ValidationError([problem], type_name="AssistantMessageChunk")
-        self._chunks.append(chunk)
+        if type(chunk) is not GENERATED.get("AssistantMessageChunk"):
+            chunk_class = GENERATED.get("AssistantMessageChunk")
+            if chunk_class is None or not isinstance(chunk, chunk_class):
+                problem = Problem(
+                    "", "type", f"not an AssistantMessageChunk: {type(chunk).__name__}"
+                )
+                raise ValidationError([problem], type_name="AssistantMessageChunk")
+        self._count += 1
+        kept = self._chunks
         values = chunk.__dict__
+        if chunk.__pydantic_fields_set__ == _DELTA:
+            content = values["content"]
+            if self._fast(content):  # a text delta (tests/test_streaming_fast.py)
+                if kept is not None:  # a string delta is kept as its text: see _replay
+                    kept.append(content if type(content) is str else chunk)
+                return
+        if kept is not None:
+            kept.append(chunk)
         # Only the fields the chunk sets: a text delta touches one or two.
         for name in chunk.__pydantic_fields_set__:
             kind = _KINDS.get(name)
@@ -320,6 +351,43 @@ class ChunkAccumulator:
                         self._usage = add_usage(self._usage, value)
             elif value == "last":  # chunk_position
                 self._last = True
+
+    def _fast(self, content: str | list[Any]) -> bool:
+        """Merge the content of a chunk that sets nothing else, if it is a text delta.
+
+        String text, or one block whose only data is appended text (what the codecs
+        stream per text event), merged as :meth:`_add_content` merges it; anything
+        else is left to it (False).
+        """
+        if type(content) is str:
+            string = self._string
+            if string is None or not content:
+                return False
+            string.appended["text"].append(content)
+            self._content_set = True
+            return True
+        if len(content) != 1:
+            return False
+        block: Any = content[0]
+        values = block.__dict__
+        index = values.get("index")
+        if index is None or block.__pydantic_fields_set__ != _TEXT_DELTA:
+            return False
+        state = self._by_key.get((index, values["type"]))
+        if state is None:
+            return False
+        parts = state.appended.get("text")
+        text = values["text"]
+        if (
+            parts is None
+            or type(text) is not str
+            or state.type not in _TEXT_APPENDED
+            or "type" not in state.fields
+        ):
+            return False
+        parts.append(text)  # (a block at this key: _text_only is False already)
+        self._content_set = True
+        return True
 
     def _add_content(self, content: str | list[Any]) -> None:
         self._content_set = True
@@ -510,7 +578,7 @@ def _lazy_chunk_class(base: Any, sums: _Sums) -> Any:
             state = sums.sum_of(self)
             if state is not None and type(other) is base:
                 accumulator, count = state
-                if count == len(accumulator._chunks):
+                if count == accumulator._count:
                     accumulator.add(other)
                     return sums.lazy(accumulator, count + 1)
             return super().__add__(other)
@@ -555,8 +623,7 @@ def _sums(base: Any) -> _Sums:
 def _materialize(sums: _Sums, chunk: Any, accumulator: ChunkAccumulator, count: int) -> None:
     if count != accumulator.chunks:
         replay = ChunkAccumulator()
-        for earlier in accumulator._chunks[:count]:
-            replay.add(earlier)
+        _replay(replay, accumulator, count)
         accumulator = replay
     built = accumulator.to_chunk()
     sums.set_sum(chunk, None)
@@ -576,14 +643,26 @@ def add_chunks(left: Any, right: Any) -> AssistantMessageChunk:
     state = sums.sum_of(left) if type(left) is sums.cls else None
     if state is not None:
         shared, count = state
-        if count == len(shared._chunks):
+        if count == shared._count:
             shared.add(right)
-            return cast("AssistantMessageChunk", sums.lazy(shared, len(shared._chunks)))
+            return cast("AssistantMessageChunk", sums.lazy(shared, shared._count))
     accumulator = ChunkAccumulator()
+    accumulator._chunks = []
     if state is not None:
-        for earlier in shared._chunks[:count]:
-            accumulator.add(earlier)
+        _replay(accumulator, shared, count)
     else:
         accumulator.add(left)
     accumulator.add(right)
-    return cast("AssistantMessageChunk", sums.lazy(accumulator, len(accumulator._chunks)))
+    return cast("AssistantMessageChunk", sums.lazy(accumulator, accumulator._count))
+
+
+def _replay(into: ChunkAccumulator, accumulator: ChunkAccumulator, count: int) -> None:
+    """Add the first ``count`` chunks a sums' accumulator kept to ``into``.
+
+    A string delta (a chunk of only ``content``, a string) is kept as its text and
+    comes back as the chunk it was: ``AssistantMessageChunk(content=text)``.
+    """
+    assert accumulator._chunks is not None
+    chunk_class = GENERATED["AssistantMessageChunk"]
+    for earlier in accumulator._chunks[:count]:
+        into.add(chunk_class(content=earlier) if isinstance(earlier, str) else earlier)

@@ -53,9 +53,14 @@ __all__ = [
     "TaggedModel",
     "UsageBase",
     "WireModel",
+    "content_chunk",
+    "copy_model",
+    "text_block",
+    "trusted",
 ]
 
 _T = TypeVar("_T")
+_M = TypeVar("_M", bound="WireModel")
 
 if TYPE_CHECKING:
     Omittable: TypeAlias = Optional[_T]  # noqa: UP045  (a generic alias needs the subscript form)
@@ -186,6 +191,29 @@ class ChunkBase(TaggedModel):
     one :class:`chatschema.ChunkAccumulator` (see :mod:`chatschema.streaming`).
     """
 
+    def __init__(self, /, **data: Any) -> None:
+        # ``AssistantMessageChunk(content="...")``, the text delta of a streaming loop:
+        # validated here (an exact ``str`` is all the schema asks of it), without the
+        # general validator's cost. Anything else is validated by pydantic.
+        if len(data) == 1:
+            content = data.get("content")
+            cls = type(self)
+            # an exact str, in the generated class (not a user's subclass)
+            if type(content) is str and GENERATED.get("AssistantMessageChunk") is cls:
+                layout = _LAYOUTS.get(cls) or _layout(cls)
+                values = layout.template.copy()
+                values["content"] = content
+                for name, factory in layout.factories:
+                    values[name] = factory()
+                _set_dict(self, values)
+                _set_fields_set(self, {"role", "content"})
+                _set_extra(self, None)
+                _set_private(self, None)
+                return
+        super().__init__(**data)
+
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
     def __add__(self, other: object) -> Self:
         if isinstance(other, ChunkBase):
             return cast(Self, add_chunks(self, other))
@@ -227,3 +255,132 @@ class UsageBase(WireModel):
         if not isinstance(other, UsageBase):
             return NotImplemented
         return cast(Self, add_usage(cast("Usage", self), cast("Usage", other)))
+
+
+# ------------------------------------------------------------ trusted construction
+
+_new = object.__new__
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+_IMMUTABLE_DEFAULTS = (type(None), str, int, float, bool)
+
+
+class _Layout:
+    """What an instance of a model holds besides the given fields: defaults, in field order."""
+
+    __slots__ = ("factories", "tag", "template")
+
+    def __init__(self, cls: type[WireModel]) -> None:
+        self.template: dict[str, Any] = {}
+        self.factories: tuple[tuple[str, Any], ...] = ()
+        for name, field in cls.model_fields.items():
+            if field.default_factory is not None:
+                self.factories += ((name, field.default_factory),)
+                self.template[name] = None
+            elif field.is_required():
+                self.template[name] = None  # always given (trusted callers)
+            elif type(field.default) in _IMMUTABLE_DEFAULTS:
+                self.template[name] = field.default
+            else:  # pragma: no cover - no generated model has one
+                raise TypeError(f"{cls.__name__}.{name}: a mutable default")
+        self.tag = cls.__cs_tag__
+
+
+_LAYOUTS: dict[type[Any], _Layout] = {}
+
+
+def _layout(cls: type[Any]) -> _Layout:
+    layout = _LAYOUTS.get(cls)
+    if layout is None:
+        layout = _LAYOUTS[cls] = _Layout(cls)
+    return layout
+
+
+def _fill(instance: Any, values: dict[str, Any], fields_set: set[str]) -> None:
+    """Give a bare instance the state pydantic's validation gives it."""
+    _set_dict(instance, values)
+    _set_fields_set(instance, fields_set)
+    _set_extra(instance, None)
+    _set_private(instance, None)
+
+
+def trusted(cls: type[_M], fields: dict[str, Any]) -> _M:
+    """An instance of ``cls`` from ``fields`` known to be valid, built without validation.
+
+    For the codecs' fast paths only, on data they built and checked themselves (never
+    on user input): the instance is the one ``cls(**fields)`` would give, state for
+    state (``tests/test_streaming_fast.py`` holds them to it).
+    """
+    layout = _LAYOUTS.get(cls) or _layout(cls)
+    values = layout.template.copy()
+    values.update(fields)
+    for name, factory in layout.factories:
+        if name not in fields:
+            values[name] = factory()
+    fields_set = set(fields)
+    if layout.tag is not None:
+        fields_set.add(layout.tag)
+    instance = _new(cls)
+    _fill(instance, values, fields_set)
+    return instance
+
+
+def text_block(cls: type[_M], text: str, index: int) -> _M:
+    """``cls(text=text, index=index)`` for a block class, trusted (see :func:`trusted`)."""
+    values = (_LAYOUTS.get(cls) or _layout(cls)).template.copy()
+    values["text"] = text
+    values["index"] = index
+    instance = _new(cls)
+    _fill(instance, values, {"type", "text", "index"})
+    return instance
+
+
+def content_chunk(cls: type[_M], content: str | list[Any]) -> _M:
+    """``AssistantMessageChunk(content=content)`` (``cls``), trusted (see :func:`trusted`)."""
+    instance = _new(cls)
+    _content_chunk(instance, cls, content)
+    return instance
+
+
+def _content_chunk(instance: Any, cls: type[Any], content: str | list[Any]) -> None:
+    layout = _LAYOUTS.get(cls) or _layout(cls)
+    values = layout.template.copy()
+    values["content"] = content
+    for name, factory in layout.factories:
+        values[name] = factory()
+    _fill(instance, values, {"role", "content"})
+
+
+def copy_model(model: _M) -> _M:
+    """A copy of ``model`` that shares nothing mutable with it, built without validation.
+
+    Nested models, dicts and lists are copied too; what ``model`` holds was valid,
+    so the copy is (``tests/test_streaming_fast.py`` compares it with the original).
+    """
+    values = model.__dict__.copy()
+    for name, value in values.items():
+        if type(value) not in _IMMUTABLE_DEFAULTS:
+            values[name] = _copied(value)
+    instance = _new(type(model))
+    _set_dict(instance, values)
+    _set_fields_set(instance, model.__pydantic_fields_set__.copy())
+    extra = model.__pydantic_extra__
+    _set_extra(instance, None if extra is None else _copied(extra))
+    private = model.__pydantic_private__
+    _set_private(instance, None if private is None else _copied(private))
+    return instance
+
+
+def _copied(value: Any) -> Any:
+    kind = type(value)
+    if kind in _IMMUTABLE_DEFAULTS:
+        return value
+    if kind is dict:
+        return {key: _copied(item) for key, item in value.items()}
+    if kind is list:
+        return [_copied(item) for item in value]
+    if isinstance(value, BaseModel):
+        return copy_model(cast(WireModel, value))
+    return value

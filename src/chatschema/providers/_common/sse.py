@@ -9,6 +9,7 @@ official SDK's event objects) or the raw body, which it hands to this parser.
 from __future__ import annotations
 
 import codecs
+import itertools
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
@@ -17,7 +18,7 @@ from typing import Any
 from chatschema import limits
 from chatschema.errors import ConversionError
 
-__all__ = ["events", "iter_sse"]
+__all__ = ["check_depth", "events", "iter_sse", "stream_events"]
 
 
 def iter_sse(body: Iterable[bytes | str], *, provider: str) -> Iterator[Any]:
@@ -112,12 +113,40 @@ def events(stream: Iterable[Any], *, provider: str) -> Iterator[Any]:
         else:
             parsed = _prepend(first, iterator)
         for position, event in enumerate(parsed):
-            _check_depth(event, position, provider)
+            check_depth(event, position, provider)
             yield event
         return
 
 
-def _check_depth(event: Any, position: int, provider: str) -> None:
+def stream_events(stream: Iterable[Any], *, provider: str) -> tuple[Iterator[Any], bool]:
+    """The events of ``stream``, and whether their depth is checked already.
+
+    For ``decode_stream`` loops that read text deltas on a fast path: checking the
+    nesting depth of an event costs more than decoding a text delta, and an event of
+    one exact shape whose every value the codec checks is shallow by that shape. A
+    raw SSE body (``bytes``, or text holding ``data:`` lines) is parsed, and its
+    events checked, by :func:`events`. Events given as objects (dicts, SDK objects)
+    come unchecked: the caller passes each one it does not read on its fast path to
+    :func:`check_depth` before reading it, at the same position, with the same error.
+    """
+    iterator = iter(stream)
+    for first in iterator:
+        rest = itertools.chain((first,), iterator)  # chain: no Python frame per event
+        if isinstance(first, (bytes, bytearray)) or (
+            isinstance(first, str) and first.lstrip().startswith(("data:", "event:", ":"))
+        ):
+            return events(rest, provider=provider), True
+        return rest, False
+    return iter(()), True
+
+
+def check_depth(event: Any, position: int, provider: str) -> None:
+    """Refuse an event nested deeper than :data:`chatschema.limits.MAX_DEPTH`.
+
+    Raises:
+        ConversionError: naming the event's position; the problem's pointer starts
+            with it.
+    """
     problem = limits.depth_problem(event)
     if problem is not None:
         where = f"/{position}{problem.pointer}"

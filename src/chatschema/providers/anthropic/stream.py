@@ -17,7 +17,8 @@ from chatschema_models.content import ContentBlock, ReasoningBlock, TextBlock
 from chatschema_models.tool import InvalidToolCall, ToolCall, ToolCallChunk
 from pydantic import BaseModel
 
-from chatschema.providers._common import sse
+from chatschema._wire import content_chunk, text_block
+from chatschema.providers._common.sse import check_depth, stream_events
 from chatschema.providers.anthropic.blocks import (
     assistant_block,
     citation,
@@ -55,8 +56,24 @@ def decode_stream(events: Iterable[Any]) -> Iterator[AssistantMessageChunk]:
             or delta types newer than this codec are ignored.
     """
     state = _Stream()
-    for event in sse.events(events, provider=NAME):
+    source, checked = stream_events(events, provider=NAME)
+    for position, event in enumerate(source):
+        chunk = state.text_delta(event)
+        if chunk is not None:  # the fast path (tests/test_streaming_fast.py)
+            yield chunk
+            continue
+        if not checked:
+            check_depth(event, position, NAME)
         yield from state.event(event)
+
+
+# The deltas of decode_stream's fast path: delta type -> (its text field, which is
+# also the kind of block it extends; the block class it makes), as DELTAS reads them.
+_FAST_DELTAS: dict[str, tuple[str, type[TextBlock | ReasoningBlock]]] = {
+    "text_delta": ("text", TextBlock),
+    "thinking_delta": ("thinking", ReasoningBlock),
+}
+assert all(DELTAS[name] == (kind, kind) for name, (kind, _) in _FAST_DELTAS.items())
 
 
 # ================================================================ state machine
@@ -103,6 +120,30 @@ class _Stream:
             self.emptied = True
             fields["content"] = []
         return fields
+
+    def text_delta(self, event: Any) -> AssistantMessageChunk | None:
+        """The chunk of a text or thinking delta of an open block, else None.
+
+        The fast path of :func:`decode_stream`: an event of the exact shape the API
+        sends (which bounds its depth), read as :meth:`delta` reads it; anything
+        else is left to :meth:`event`.
+        """
+        if type(event) is not dict or len(event) != 3 or event.get("type") != "content_block_delta":
+            return None
+        delta = event.get("delta")
+        if type(delta) is not dict or len(delta) != 2:
+            return None
+        name = delta.get("type")
+        spec = _FAST_DELTAS.get(name) if type(name) is str else None
+        index = event.get("index")
+        block = self.blocks.get(index) if type(index) is int else None
+        if spec is None or block is None:
+            return None
+        kind, cls = spec
+        text = delta.get(kind)
+        if type(text) is not str or block.kind != kind or block.stopped:
+            return None
+        return content_chunk(AssistantMessageChunk, [text_block(cls, text, block.position)])
 
     def event(self, event: Any) -> Iterator[AssistantMessageChunk]:
         """The chunks of one event."""

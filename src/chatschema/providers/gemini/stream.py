@@ -14,10 +14,13 @@ from typing import Any
 from chatschema_models.chunk import AssistantMessageChunk
 from chatschema_models.content import ContentBlock, ReasoningBlock, TextBlock
 from chatschema_models.tool import ToolCallChunk
+from chatschema_models.usage import Usage
 from pydantic import ValidationError as PydanticValidationError
 
+from chatschema._wire import copy_model, trusted
 from chatschema.errors import ConversionError
-from chatschema.providers._common import merge_value, sse
+from chatschema.providers._common import merge_value
+from chatschema.providers._common.sse import check_depth, stream_events
 from chatschema.providers.gemini.blocks import PartReader, Scope, canonical, invalid, split, utf8
 from chatschema.providers.gemini.usage import usage_of
 from chatschema.providers.gemini.wire import (
@@ -28,6 +31,7 @@ from chatschema.providers.gemini.wire import (
     SDK_ONLY,
     json_data,
     load,
+    plain,
 )
 
 
@@ -65,7 +69,14 @@ def decode_stream(events: Iterable[Any]) -> Iterator[AssistantMessageChunk]:
     state = _Stream()
     held: dict[str, Any] | None = None
     try:
-        for event in sse.events(events, provider=NAME):
+        source, checked = stream_events(events, provider=NAME)
+        for position, event in enumerate(source):
+            fields = state.text_delta(event)
+            if fields is not None:  # the fast path (tests/test_streaming_fast.py)
+                yield trusted(AssistantMessageChunk, fields)
+                continue
+            if not checked:
+                check_depth(event, position, NAME)
             try:
                 produced = state.event(event)
             except ConversionError:
@@ -128,6 +139,87 @@ class _Stream:
         self.usage: dict[str, Any] = {}  # usage_metadata, merged
         self.citations: list[Any] = []
         self.cited: set[bytes] = set()
+        self.usage_seen: tuple[dict[str, Any], Usage, dict[str, Any]] | None = None
+
+    def text_delta(self, data: Any) -> dict[str, Any] | None:
+        """The chunk of an event that only continues the plain text run, else None.
+
+        The fast path of :func:`decode_stream`: a REST event (camelCase) of the exact
+        shape Gemini streams text in (one candidate, one text part, model and
+        response id already known, ``usageMetadata`` of flat counts: its depth is
+        bounded), read as :meth:`event` reads it. The usage it repeats is decoded
+        once and kept (``usage_seen``); anything else is None, for :meth:`event`.
+        """
+        if type(data) is not dict or self.finished or not _EVENT_KEYS.issuperset(data):
+            return None
+        run = self.run
+        if run is None or run.kind or not run.string or not run.open:
+            return None
+        candidates = data.get("candidates")
+        if type(candidates) is not list or len(candidates) != 1:
+            return None
+        candidate = candidates[0]
+        if type(candidate) is not dict or not _CANDIDATE_KEYS.issuperset(candidate):
+            return None
+        content = candidate.get("content")
+        if type(content) is not dict or not _CONTENT_KEYS.issuperset(content):
+            return None
+        parts = content.get("parts")
+        if type(parts) is not list or len(parts) != 1 or content.get("role", "model") != "model":
+            return None
+        part = parts[0]
+        text = part.get("text") if type(part) is dict and len(part) == 1 else None
+        index = candidate.get("index", 0)
+        if type(text) is not str or not text or type(index) is not int or index != 0:
+            return None
+        model = data.get("modelVersion")
+        if model is not None and (type(model) is not str or (self.model is None and model)):
+            return None
+        response_id = data.get("responseId")
+        if response_id is not None and (
+            type(response_id) is not str
+            or (self.response_id is None and self.scope.value is None and response_id)
+        ):
+            return None
+        if self.blocked:
+            return None
+        usage = data.get("usageMetadata")
+        metadata: dict[str, Any] = {}
+        fields: dict[str, Any] = {"content": text, "provider": NAME}
+        if usage is not None:
+            seen = self.seen_usage(usage)
+            if seen is None:
+                return None
+            fields["usage"] = copy_model(seen[1])
+            fields["usage_mode"] = "cumulative"
+            metadata["usage_metadata"] = _flat_copy(seen[2])
+        if "index" in candidate:  # response_metadata as event() gathers it, in order
+            metadata["index"] = 0
+        if metadata:
+            fields["response_metadata"] = {NAME: metadata}
+        self.candidates = True
+        if run.digest is not None:
+            run.digest.update(utf8(text))
+        return fields
+
+    def seen_usage(self, usage: Any) -> tuple[dict[str, Any], Usage, dict[str, Any]] | None:
+        """The usage of an event as :meth:`event` decodes it, kept while it repeats.
+
+        ``(the raw usage; the neutral usage; usage_metadata)``, or None for usage that
+        is not flat counts. Merging the same usage again changes nothing, so while
+        events repeat it (strictly: ``1`` is not ``1.0`` nor ``True``) it is decoded
+        once.
+        """
+        seen = self.usage_seen
+        if seen is not None and _same(usage, seen[0]):
+            return seen
+        if type(usage) is not dict or not all(map(_flat, usage.values())):
+            return None
+        converted = plain(usage)
+        for field, value in converted.items():  # as event() merges it
+            merge_value(self.usage, field, value)
+        self.usage_seen = (_flat_copy(usage), usage_of(self.usage), _flat_copy(converted))
+        return self.usage_seen
 
     def event(self, payload: Any) -> list[dict[str, Any]]:
         """The chunks of one event, as keyword arguments of AssistantMessageChunk."""
@@ -207,6 +299,7 @@ class _Stream:
                 merge_value(self.usage, field, value)
             last["usage"] = usage_of(self.usage)
             last["usage_mode"] = "cumulative"
+            self.usage_seen = None  # the fast path's cache: no longer the last usage merged
         if calls:
             last["tool_call_chunks"] = calls
         if metadata:
@@ -316,6 +409,52 @@ class _Stream:
 
 
 # ------------------------------------------------------------------ event helpers
+
+# The shape of the fast path's events (text_delta).
+_EVENT_KEYS = frozenset({"candidates", "usageMetadata", "modelVersion", "responseId"})
+_CANDIDATE_KEYS = frozenset({"content", "index"})
+_CONTENT_KEYS = frozenset({"parts", "role"})
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _same(usage: Any, seen: dict[str, Any]) -> bool:
+    """Whether ``usage`` is strictly the flat ``seen`` (see :func:`_flat`) again.
+
+    Equal values of the same types (``1`` is not ``1.0`` nor ``True``), keys in the
+    same order: decoded, it gives what ``seen`` gave.
+    """
+    if type(usage) is not dict or usage != seen or list(usage) != list(seen):
+        return False
+    for key, value in usage.items():
+        kind = type(value)
+        if type(key) is not str or kind is not type(seen[key]):
+            return False
+        if kind is list:
+            for item, old in zip(value, seen[key], strict=True):  # (equal: usage == seen)
+                if type(item) is not dict or list(item) != list(old):
+                    return False
+                for name, inner in item.items():
+                    if type(name) is not str or type(inner) is not type(old[name]):
+                        return False
+    return True
+
+
+def _flat_copy(usage: dict[str, Any]) -> dict[str, Any]:
+    """A copy of flat usage data (see :func:`_flat`)."""
+    return {
+        key: [dict(item) for item in value] if type(value) is list else value
+        for key, value in usage.items()
+    }
+
+
+def _flat(value: Any) -> bool:
+    """A scalar, or a list of objects of scalars (usage counts by modality)."""
+    if type(value) in _SCALARS:
+        return True
+    return type(value) is list and all(
+        type(item) is dict and all(type(inner) in _SCALARS for inner in item.values())
+        for item in value
+    )
 
 
 def _group(

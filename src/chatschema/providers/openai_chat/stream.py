@@ -11,8 +11,9 @@ from chatschema_models.chunk import AssistantMessageChunk
 from chatschema_models.content import ContentBlock, ReasoningBlock, RefusalBlock, TextBlock
 from chatschema_models.tool import ToolCallChunk
 
+from chatschema._wire import content_chunk
 from chatschema.providers._common import describe, loads, merge_value, parse_arguments
-from chatschema.providers._common.sse import events as sse_events
+from chatschema.providers._common.sse import check_depth, stream_events
 from chatschema.providers.openai_chat.blocks import READ, decode_annotation, default_shape
 from chatschema.providers.openai_chat.usage import decode_usage
 from chatschema.providers.openai_chat.wire import (
@@ -67,7 +68,14 @@ def decode_stream(events: Iterable[Any]) -> Iterator[AssistantMessageChunk]:
             malformed events; unknown event types (no ``choices``) are skipped.
     """
     stream = _Stream()
-    for event in sse_events(events, provider=NAME):
+    source, checked = stream_events(events, provider=NAME)
+    for position, event in enumerate(source):
+        text = stream.text_delta(event)
+        if text is not None:  # the fast path (tests/test_streaming_fast.py)
+            yield content_chunk(AssistantMessageChunk, text)
+            continue
+        if not checked:
+            check_depth(event, position, NAME)
         yield from stream.event(event)
     yield from stream.close()
 
@@ -102,6 +110,65 @@ class _Stream:
         self.calls_by_id: dict[str, _StreamCall] = {}
 
     # ------------------------------------------------------------------ events
+
+    def text_delta(self, data: Any) -> str | None:
+        """The text of an event that only continues the string run, else None.
+
+        The fast path of :func:`decode_stream`: an event of the exact shape a server
+        sends for a text delta, every value of which :meth:`event` would read as
+        adding nothing but ``text`` to the run (all scalar but ``choices``, one choice
+        of one delta: its depth is bounded). Anything else is left to :meth:`event`.
+        """
+        if type(data) is not dict or self.mode != "string" or self.annotations:
+            return None
+        choices = data.get("choices")
+        if type(choices) is not list or len(choices) != 1:
+            return None
+        choice = choices[0]
+        if type(choice) is not dict:
+            return None
+        delta = choice.get("delta")
+        if type(delta) is not dict:
+            return None
+        text = delta.get("content")
+        if type(text) is not str or not text:
+            return None
+        for key, value in delta.items():
+            if key != "content" and value is not None and (key != "role" or value != "assistant"):
+                return None
+            if key not in DELTA_KEYS:  # (with a null value: `others` would keep it)
+                return None
+        index = choice.get("index", 0)
+        if type(index) is not int or index != self.primary:
+            return None
+        if choice.get("finish_reason") is not None or choice.get("logprobs") is not None:
+            return None
+        metadata = self.metadata
+        for key, value in choice.items():
+            if key not in CHOICE_KEYS and not _unchanged(metadata, key, value):
+                return None
+        for key, value in data.items():
+            if key == "choices":
+                continue
+            if key in CHUNK_KEYS:
+                if type(value) not in _SCALARS:
+                    return None
+                if key == "usage":
+                    if value is not None:
+                        return None
+                elif key == "object":
+                    if value == "error":
+                        return None
+                elif (
+                    key in ("id", "model")
+                    and type(value) is str
+                    and value
+                    and (self.response_id if key == "id" else self.model) is None
+                ):
+                    return None  # the first id or model: event() records it
+            elif key == "error" or not _unchanged(metadata, key, value):
+                return None
+        return text
 
     def event(self, raw: Any) -> list[AssistantMessageChunk]:
         """The chunks one event makes (none for an event that is not a chunk)."""
@@ -517,6 +584,13 @@ class _Stream:
 
 
 # ------------------------------------------------------------------ event helpers
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _unchanged(metadata: dict[str, Any], key: str, value: Any) -> bool:
+    """Whether ``_Stream.note`` would emit nothing for a scalar ``value`` of ``key``."""
+    return type(value) in _SCALARS and (value is None or metadata.get(key, ABSENT) == value)
 
 
 class _Pieces:

@@ -16,7 +16,8 @@ from chatschema_models.content import (
 )
 from chatschema_models.tool import ToolCallChunk
 
-from chatschema.providers._common import sse
+from chatschema._wire import content_chunk, text_block
+from chatschema.providers._common.sse import check_depth, stream_events
 from chatschema.providers.openai_responses.blocks import (
     decode_annotation,
     decode_function_call,
@@ -68,7 +69,14 @@ def decode_stream(events: Iterable[Any]) -> Iterator[AssistantMessageChunk]:
             skipped.
     """
     stream = _Stream()
-    for event in sse.events(events, provider=NAME):
+    source, checked = stream_events(events, provider=NAME)
+    for position, event in enumerate(source):
+        delta = stream.text_delta(event)
+        if delta is not None:  # the fast path (tests/test_streaming_fast.py)
+            yield content_chunk(AssistantMessageChunk, [text_block(TextBlock, *delta)])
+            continue
+        if not checked:
+            check_depth(event, position, NAME)
         yield from stream.event(event)
         if stream.finished:
             return
@@ -189,6 +197,41 @@ class _Stream:
     def blocks(self, blocks: list[ContentBlock]) -> list[AssistantMessageChunk]:
         """One chunk of content blocks, or none."""
         return [self.chunk(content=blocks)] if blocks else []
+
+    def text_delta(self, data: Any) -> tuple[str, int] | None:
+        """The text and block position of an event that only adds text to a block.
+
+        The fast path of :func:`decode_stream`: a ``response.output_text.delta`` of the
+        exact shape the API sends (scalars, and an empty ``logprobs``: its depth is
+        bounded) for a text part already started, read as :meth:`output_text` reads
+        it. Anything else is None, for :meth:`event`.
+        """
+        if type(data) is not dict or data.get("type") != "response.output_text.delta":
+            return None
+        text = data.get("delta")
+        index = data.get("output_index")
+        part = data.get("content_index")
+        item_id = data.get("item_id")
+        if (
+            type(text) is not str
+            or not text
+            or type(index) is not int
+            or type(part) is not int
+            or not (item_id is None or (type(item_id) is str and item_id))
+            or not self.started
+        ):
+            return None
+        state = self.items.get(index)
+        if state is None or state.kind != "message" or state.done or state.whole:
+            return None
+        block = state.parts.get(part)
+        if block is None or block.type != "text":
+            return None
+        for value in data.values():
+            if type(value) not in _SCALARS and (type(value) is not list or value):
+                return None  # (logprobs: [] unless asked for)
+        block.sent["text"] += len(text)
+        return text, block.position
 
     def event(self, raw: Any) -> list[AssistantMessageChunk]:
         """The chunks of one event (none for event types this codec does not need)."""
@@ -569,6 +612,8 @@ _STREAM_HANDLERS: Final[dict[str, _StreamHandler]] = {
 
 
 # ========================================================================= event helpers
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def _item_kind(item: dict[str, Any]) -> str:
