@@ -9,8 +9,10 @@ result was cut off. Everything is linear in the history, each message counted on
 
 from __future__ import annotations
 
+import collections
 import inspect
 import itertools
+import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Literal, cast
 
@@ -27,7 +29,7 @@ from chatschema._arguments import parse_arguments
 from chatschema._usage import add_usage
 from chatschema._wire import MessageBase
 from chatschema.errors import OptionError, Problem, ValidationError
-from chatschema.tokens import count_tokens_approximately
+from chatschema.tokens import _approximate_message_tokens
 from chatschema.validation import parse, shown
 
 __all__ = [
@@ -79,6 +81,8 @@ def coerce_messages(messages: MessageLike | Iterable[MessageLike]) -> list[Messa
             "", "type", f"expected messages or a list of them, not {type(messages).__name__}"
         )
         raise ValidationError([problem], type_name="message list")
+    if _all_messages(items):
+        return items  # what _coerce_one returns for each: the items themselves
     out: list[Message] = []
     for index, item in enumerate(items):
         try:
@@ -89,6 +93,27 @@ def coerce_messages(messages: MessageLike | Iterable[MessageLike]) -> list[Messa
             ]
             raise ValidationError(problems, type_name="message list") from None
     return out
+
+
+# The message classes themselves (not subclasses, which may change attribute lookup).
+_MESSAGE_CLASSES = frozenset({SystemMessage, UserMessage, AssistantMessage, ToolMessage})
+_role_of = operator.attrgetter("role")
+
+
+def _all_messages(items: list[Any]) -> bool:
+    """Whether :func:`_coerce_one` would return every item as it is (the common case).
+
+    For the message classes, ``hasattr(item, "model_dump")`` holds (BaseModel's
+    method) and reading ``role`` is ``hasattr(item, "role")``'s own test; both run
+    in C (``map``), without a Python call per message.
+    """
+    if not set(map(type, items)) <= _MESSAGE_CLASSES:
+        return False
+    try:
+        collections.deque(map(_role_of, items), maxlen=0)
+    except AttributeError:
+        return False
+    return True
 
 
 def _role(name: Any) -> str:
@@ -221,7 +246,7 @@ def _matcher(spec: RoleSpec | None) -> Callable[[Message], bool] | None:
 def _per_message_counter(counter: Any) -> Callable[[Message], int]:
     """Count one message with any supported counter (list or message counters)."""
     if counter == "approximate":
-        return lambda message: count_tokens_approximately([message])
+        return _approximate_message_tokens
     if isinstance(counter, str):
         raise OptionError(f"unknown token_counter {counter!r}; the only shortcut is 'approximate'")
     if not callable(counter):
@@ -387,7 +412,7 @@ def _fill(
     taken: list[list[Message]] = []
     used = 0
     for start, end in units:
-        cost = sum(count(message) for message in history[start:end])
+        cost = sum(map(count, history[start:end]))
         if used + cost <= budget:
             taken.append(history[start:end])
             used += cost

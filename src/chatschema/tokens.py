@@ -53,10 +53,15 @@ def _json_text(value: Any) -> str:
         return "." * _size_without_recursion(value)
 
 
+# What ``json.dumps(value, ensure_ascii=False, default=str)`` builds on every call,
+# built once (the same encoder, the same text, the same errors).
+_ENCODE = json.JSONEncoder(ensure_ascii=False, default=str).encode
+
+
 def _json_length(value: Any) -> int:
     """The length of :func:`_json_text` (estimated, without recursion, when needed)."""
     try:
-        return len(json.dumps(value, ensure_ascii=False, default=str))
+        return len(_ENCODE(value))
     except (RecursionError, ValueError):
         return _size_without_recursion(value)
 
@@ -157,6 +162,18 @@ def count_tokens_approximately(
         total += math.ceil(characters / chars_per_token) + extra_tokens_per_message
         total += images * tokens_per_image + media * tokens_per_media
     return math.ceil(total)
+
+
+def _approximate_message_tokens(message: Message) -> int:
+    """``count_tokens_approximately([message])`` with the default options, faster.
+
+    The per-message counter of ``trim_messages(token_counter="approximate")``: the
+    same integer, without the list, the option handling and the float sum.
+    """
+    characters, images, media = _message_characters(message, True)
+    # ceil(ceil(c / 4) + 3.0 + 85 i + 256 m) of the general path: every term is an
+    # integer, so the outer ceil changes nothing.
+    return math.ceil(characters / 4.0) + 3 + images * 85 + media * 256
 
 
 class TokenizerUnavailableError(ChatSchemaError, RuntimeError):
