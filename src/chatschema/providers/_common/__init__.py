@@ -23,6 +23,7 @@ from chatschema._arguments import json_text, parse_arguments
 from chatschema.providers._codec import PROVIDERS, ProviderName
 from chatschema.providers._common.checks import (
     EncodePass,
+    ToolPairing,
     message_index,
     pointer,
     raise_problems,
@@ -84,6 +85,7 @@ __all__ = [
     "Reader",
     "ReasoningPolicy",
     "SystemRole",
+    "ToolPairing",
     "UnsupportedPolicy",
     "application_tools",
     "arguments_text",

@@ -18,6 +18,7 @@ from chatschema.providers._common.options import Options
 
 __all__ = [
     "EncodePass",
+    "ToolPairing",
     "message_index",
     "pointer",
     "raise_problems",
@@ -123,6 +124,129 @@ def structural_error(problems: Sequence[Problem], provider: str) -> ConversionEr
     )
 
 
+class ToolPairing:
+    """Tool calls and their results, paired while the messages go by.
+
+    The one statement of the pairing rules: every tool result must answer a call of
+    an earlier assistant message that no result has answered yet; every call must
+    be answered, and call ids must be unique. With ``adjacent``, the results must
+    come right after the assistant message, before any other message (OpenAI Chat
+    Completions). With ``include_invalid``, invalid tool calls that have an id
+    count as calls (formats that send them back, and so need their results).
+
+    An encoder feeds it in its own walk (so that check costs no second walk over
+    the messages): :meth:`result` for a tool message, :meth:`message` for any
+    other; :meth:`finish` gives the problems, in the order
+    :func:`tool_pairing_problems` lists them. Where speed matters a walk does the
+    common case itself on :attr:`pending` and :attr:`answered` and calls
+    :meth:`orphan`, :meth:`duplicate` and :meth:`unanswered` for the problems, as
+    :func:`tool_pairing_problems` does.
+    """
+
+    __slots__ = (
+        "adjacent",
+        "answered",
+        "include_invalid",
+        "pending",
+        "problems",
+        "provider",
+        "requirement",
+    )
+
+    def __init__(
+        self,
+        *,
+        adjacent: bool,
+        provider: str,
+        include_invalid: bool = False,
+        requirement: str = "requires one",
+    ) -> None:
+        self.adjacent = adjacent
+        self.provider = provider
+        self.include_invalid = include_invalid
+        self.requirement = requirement
+        self.problems: list[Problem] = []
+        # call id -> where it is (message, list, position): pointers are built for problems only
+        self.pending: dict[str, tuple[int, str, int]] = {}
+        self.answered: set[str] = set()
+
+    def result(self, index: int, call_id: str) -> None:
+        """A tool message (at ``index``) answering ``call_id``."""
+        pending = self.pending
+        if call_id in pending:
+            del pending[call_id]
+            self.answered.add(call_id)
+        else:
+            self.orphan(index, call_id)
+
+    def message(self, index: int, message: Message) -> None:
+        """Any message but a tool result: the calls left unanswered before it, its calls."""
+        is_assistant = isinstance(message, AssistantMessage)
+        if self.pending and (self.adjacent or is_assistant):
+            self.unanswered(index)
+        if is_assistant:
+            assert isinstance(message, AssistantMessage)
+            for position, call in enumerate(message.tool_calls):
+                self.call(call.id, index, "tool_calls", position)
+            if self.include_invalid:
+                for position, invalid in enumerate(message.invalid_tool_calls):
+                    if invalid.id is not None:
+                        self.call(invalid.id, index, "invalid_tool_calls", position)
+
+    def call(self, call_id: str, index: int, field: str, position: int) -> None:
+        """A call (``field`` is ``tool_calls`` or ``invalid_tool_calls``) that now waits."""
+        pending = self.pending
+        if call_id in pending or call_id in self.answered:
+            self.duplicate(call_id, index, field, position)
+        pending[call_id] = (index, field, position)
+
+    def orphan(self, index: int, call_id: str) -> None:
+        """Note a tool result at ``index`` that answers no waiting call."""
+        reason = (
+            "answers a call that was already answered"
+            if call_id in self.answered
+            else "answers no earlier tool call"
+        )
+        self.problems.append(
+            Problem(
+                pointer(index, "tool_call_id"),
+                "orphan_tool_result",
+                f"tool result for {call_id!r} {reason}",
+            )
+        )
+
+    def duplicate(self, call_id: str, index: int, field: str, position: int) -> None:
+        """Note a call whose id is already waiting or answered."""
+        self.problems.append(
+            Problem(
+                pointer(index, field, position, "id"),
+                "duplicate_tool_call_id",
+                f"tool call id {call_id!r} is used twice",
+            )
+        )
+
+    def unanswered(self, before: int) -> None:
+        """Note every waiting call as unanswered before message ``before`` (-1: the end)."""
+        pending = self.pending
+        for call_id, (index, field, position) in pending.items():
+            self.problems.append(
+                Problem(
+                    pointer(index, field, position, "id"),
+                    "unanswered_tool_call",
+                    f"tool call {call_id!r} has no tool result"
+                    + (f" before message {before}" if before >= 0 else "")
+                    + f" ({self.provider} {self.requirement})",
+                )
+            )
+        pending.clear()
+
+    def finish(self) -> list[Problem]:
+        """The problems, once every message went by (calls still waiting included)."""
+        if self.pending:
+            self.unanswered(-1)
+        return self.problems
+
+
 def tool_pairing_problems(
     messages: Sequence[Message],
     *,
@@ -131,72 +255,35 @@ def tool_pairing_problems(
     include_invalid: bool = False,
     requirement: str = "requires one",
 ) -> list[Problem]:
-    """Tool calls and results that do not pair up.
-
-    Every tool result must answer a call of an earlier assistant message that no
-    result has answered yet; every call must be answered, and call ids must be
-    unique. With ``adjacent``, the results must come right after the assistant
-    message, before any other message (OpenAI Chat Completions). With
-    ``include_invalid``, invalid tool calls that have an id count as calls (formats
-    that send them back, and so need their results).
-    """
-    problems: list[Problem] = []
-    # call id -> where it is (message, list, position): pointers are built for problems only
-    pending: dict[str, tuple[int, str, int]] = {}
-    answered: set[str] = set()
-
-    def unanswered(before: int) -> None:
-        for call_id, (index, field, position) in pending.items():
-            problems.append(
-                Problem(
-                    pointer(index, field, position, "id"),
-                    "unanswered_tool_call",
-                    f"tool call {call_id!r} has no tool result"
-                    + (f" before message {before}" if before >= 0 else "")
-                    + f" ({provider} {requirement})",
-                )
-            )
-        pending.clear()
-
-    def called(call_id: str, where: tuple[int, str, int]) -> None:
-        if call_id in pending or call_id in answered:
-            problems.append(
-                Problem(
-                    pointer(*where, "id"),
-                    "duplicate_tool_call_id",
-                    f"tool call id {call_id!r} is used twice",
-                )
-            )
-        pending[call_id] = where
-
+    """Tool calls and results that do not pair up (the rules: :class:`ToolPairing`)."""
+    pairing = ToolPairing(
+        adjacent=adjacent,
+        provider=provider,
+        include_invalid=include_invalid,
+        requirement=requirement,
+    )
+    pending, answered = pairing.pending, pairing.answered
     for index, message in enumerate(messages):
         if isinstance(message, ToolMessage):
             call_id = message.tool_call_id
             if call_id in pending:
-                pending.pop(call_id)
+                del pending[call_id]
                 answered.add(call_id)
             else:
-                reason = (
-                    "answers a call that was already answered"
-                    if call_id in answered
-                    else "answers no earlier tool call"
-                )
-                problems.append(
-                    Problem(
-                        pointer(index, "tool_call_id"),
-                        "orphan_tool_result",
-                        f"tool result for {call_id!r} {reason}",
-                    )
-                )
+                pairing.orphan(index, call_id)
             continue
-        if pending and (adjacent or isinstance(message, AssistantMessage)):
-            unanswered(index)
-        if isinstance(message, AssistantMessage):
+        is_assistant = isinstance(message, AssistantMessage)
+        if pending and (adjacent or is_assistant):
+            pairing.unanswered(index)
+        if is_assistant:
+            assert isinstance(message, AssistantMessage)
             for position, call in enumerate(message.tool_calls):
-                called(call.id, (index, "tool_calls", position))
+                call_id = call.id
+                if call_id in pending or call_id in answered:
+                    pairing.duplicate(call_id, index, "tool_calls", position)
+                pending[call_id] = (index, "tool_calls", position)
             if include_invalid:
                 for position, invalid in enumerate(message.invalid_tool_calls):
                     if invalid.id is not None:
-                        called(invalid.id, (index, "invalid_tool_calls", position))
-    unanswered(-1)
-    return problems
+                        pairing.call(invalid.id, index, "invalid_tool_calls", position)
+    return pairing.finish()

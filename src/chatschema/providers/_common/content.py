@@ -8,8 +8,10 @@ from typing import Any, cast
 
 from chatschema_models.content import ContentBlock, TextBlock
 from chatschema_models.conversation import Conversation
+from chatschema_models.message import AssistantMessage, SystemMessage, ToolMessage, UserMessage
 from pydantic import BaseModel
 
+from chatschema import limits
 from chatschema.validation import parse
 
 __all__ = [
@@ -34,6 +36,15 @@ def to_conversation(value: Any) -> Conversation:
     """
     if isinstance(value, Conversation):
         return value
+    kind = type(value)
+    # Message models of the exact classes pass validation as they are (the same
+    # objects, nothing revalidated): the conversation is built around them.
+    if (
+        (kind is list or kind is tuple)
+        and len(value) <= limits.MAX_MESSAGES
+        and _MESSAGE_CLASSES.issuperset(map(type, value))
+    ):
+        return Conversation.model_construct({"messages"}, messages=list(value))
     if isinstance(value, BaseModel):  # a single message
         return cast(Conversation, parse({"messages": [value]}, "Conversation"))
     if isinstance(value, (Mapping, str, bytes, bytearray)):
@@ -41,6 +52,9 @@ def to_conversation(value: Any) -> Conversation:
     if isinstance(value, Iterable):
         return cast(Conversation, parse({"messages": list(value)}, "Conversation"))
     return cast(Conversation, parse(value, "Conversation"))  # reports the type problem
+
+
+_MESSAGE_CLASSES = frozenset({SystemMessage, UserMessage, AssistantMessage, ToolMessage})
 
 
 def content_blocks(content: str | Sequence[ContentBlock]) -> list[ContentBlock]:

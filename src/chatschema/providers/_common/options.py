@@ -87,7 +87,9 @@ class Options:
     @classmethod
     def resolve(cls, provider: ProviderName, options: Mapping[str, Any]) -> Options:
         """Validate keyword options; unknown names and bad values raise OptionError."""
-        known = {field.name: field for field in fields(cls) if field.name != "provider"}
+        if not options:
+            return cls(provider=provider)
+        known = _KNOWN
         for name, value in options.items():
             if name not in known:
                 raise OptionError(
@@ -127,6 +129,9 @@ class Options:
         """Whether a reasoning block produced by ``block_provider`` is sent back."""
         return self.reasoning != "drop" and block_provider == self.provider
 
+
+_KNOWN: tuple[str, ...] = tuple(field.name for field in fields(Options) if field.name != "provider")
+"""The option names ``resolve`` takes."""
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "content_format": get_args(ContentFormat),

@@ -8,7 +8,9 @@ request (``system``, ``messages``, ``tools``, ``tool_choice``)::
     client.messages.create(model=..., max_tokens=..., **encode(conversation))
 
 Where things are: :mod:`.wire` (limits, known types, patterns), :mod:`.encode`
-(``encode`` and ``check``: one encoder, ``check`` in collect mode),
+(``encode`` and ``check``: one encoder, ``check`` in collect mode), :mod:`.fast`
+(the encoder's walk for the common shapes), :mod:`.rules` (the rules that only
+check: tool pairing, request totals, empty turns),
 :mod:`.request` (the request's shape: turns, tool-use ids, block placement),
 :mod:`.decode` (histories and responses), :mod:`.blocks` (the block readers
 histories, responses and streams share), :mod:`.stream` (``decode_stream``).

@@ -63,6 +63,7 @@ from chatschema.providers._common import (
     tool_result_as_text,
     tools_as_text,
 )
+from chatschema.providers.anthropic.fast import fast_turns
 from chatschema.providers.anthropic.request import (
     Turns,
     as_system,
@@ -72,17 +73,17 @@ from chatschema.providers.anthropic.request import (
     empty_turn,
     grouped_turns,
     interleave,
+    keeps_string,
     leading_system,
     tool_ids,
 )
+from chatschema.providers.anthropic.rules import pairing_problems, totals
 from chatschema.providers.anthropic.wire import (
     BLOCK_TYPES,
     CACHE_TTLS,
     IMAGE_MEDIA_TYPES,
-    MAX_CACHE_BREAKPOINTS,
     MAX_IMAGE_BASE64_BYTES,
     MAX_IMAGES,
-    MAX_REQUEST_INLINE_BYTES,
     NAME,
     SERVER_TOOLS,
 )
@@ -142,13 +143,17 @@ def check(messages: Any, **options: Unpack[EncodeOptions]) -> list[Problem]:
 
 # ====================================================================== encoder
 
+FAST = True
+"""Whether the default options take :func:`~.fast.fast_turns` (tests turn it off
+to compare it with the general walk)."""
+
 
 class _Encoder(EncodePass):
     """Neutral conversation to the request's message part, in one pass.
 
     In collect mode it also counts what the limits apply to (images, inline
     bytes, cache breakpoints) where it writes them, and runs the rules that only
-    check (:func:`_pairing`, :func:`_totals`).
+    check (:func:`~.rules.pairing_problems`, :func:`~.rules.totals`).
     """
 
     def __init__(self, conversation: Conversation, options: Options, *, collect: bool) -> None:
@@ -156,30 +161,66 @@ class _Encoder(EncodePass):
         self.conversation = conversation
         self.parts = options.content_format == "parts"
         self.string = options.content_format == "string"
-        native = options.native_tools
-        self.ids = tool_ids(conversation.messages) if native else {}
+        self.start({})
+
+    def start(self, ids: dict[str, str]) -> None:
+        """Begin a walk (again): nothing noted, counted or dropped; ``ids``: wire ids."""
+        self.ids = ids
+        self.problems = []
+        self.dropped = 0
         self.images = 0  # images sent so far
         self.inline = 0  # base64 characters sent so far
         self.breakpoints: list[str] = []  # where each cache marker sent is
-        self.empty: list[int] = []  # turns written without content
+        self.empty: list[tuple[int, str, list[int]]] = []  # turns written without content
+        self.turn_count = 0  # turns written
+        self.paired = True  # whether the fast walk found every call answered
 
     def run(self) -> dict[str, Any]:
         """The request (``problems`` holds what collect mode found)."""
+        messages = self.conversation.messages
+        count = leading_system(messages)
+        native = self.options.native_tools
+        if FAST and native and self.options.content_format == "auto":
+            payload = self.request(count, None)
+            if payload is not None:
+                return payload
+            # a tool-use id the API would refuse: written again, under wire ids
+        self.start(tool_ids(messages) if native else {})
+        payload = self.request(count, grouped_turns(messages, count))
+        assert payload is not None
+        return payload
+
+    def request(self, count: int, turns: Turns | None) -> dict[str, Any] | None:
+        """The request, from the ``turns`` grouped (None: grouped while written).
+
+        None when the fast walk (:func:`~.fast.fast_turns`) met a tool-use id that needs
+        a wire id.
+        """
         conversation = self.conversation
         messages = conversation.messages
-        count = leading_system(messages)
-        turns = grouped_turns(messages, count)  # grouped once, for the rules and the encoder
         native = self.options.native_tools
         if self.collect and native:
             self.problems.extend(foreign_tool_problems(conversation.tools, self.options))
-            self.problems.extend(_pairing(messages, turns))
+            if turns is not None:
+                self.problems.extend(pairing_problems(messages, turns))
+        mark = len(self.problems)  # where the pairing problems go after a fast walk
         # tools first: their cache markers come first in the API's count
         tools = self.tools() if native and conversation.tools else []
         payload: dict[str, Any] = {}
         system = self.system(count)
         if system is not None:
             payload["system"] = system
-        payload["messages"] = self.turns(count, turns)
+        if turns is None:
+            wire = fast_turns(self, count)
+            if wire is None:
+                return None
+            if self.collect and not self.paired:  # the rule in full, for its problems
+                self.problems[mark:mark] = pairing_problems(
+                    messages, grouped_turns(messages, count)
+                )
+            payload["messages"] = wire
+        else:
+            payload["messages"] = self.turns(count, turns)
         if native:
             if tools:
                 payload["tools"] = tools
@@ -187,7 +228,7 @@ class _Encoder(EncodePass):
                 # a tool choice goes only with tools, or where none were given
                 payload["tool_choice"] = _tool_choice_wire(conversation.tool_choice)
         if self.collect:
-            _totals(self, turns)
+            totals(self)
         return payload
 
     # ------------------------------------------------------------------ helpers
@@ -295,7 +336,6 @@ class _Encoder(EncodePass):
         The API rejects empty content, so such a turn is not sent; the turns
         around it are regrouped, so that neighbours of one role merge again.
         """
-        messages = self.conversation.messages
         out: list[dict[str, Any]] = []
         skipped: set[int] = set()
         for number, (role, indexes) in enumerate(grouped):
@@ -305,17 +345,33 @@ class _Encoder(EncodePass):
                 if self.dropped > before:
                     skipped.update(indexes)
                 elif self.collect:
-                    self.empty.append(number)  # for the empty_content rule
+                    self.empty.append((number, role, indexes))  # for the empty_content rule
             out.append(wire)
-        if not skipped:
-            return out
-        # encoded again: the first pass already noted every problem and count
+        self.turn_count = len(grouped)
+        return self.regrouped(count, skipped) if skipped else out
+
+    def regrouped(self, count: int, skipped: set[int]) -> list[dict[str, Any]]:
+        """The turns written again without the ``skipped`` messages, neighbours merged."""
+        messages = self.conversation.messages
+        # the first pass already noted every problem and count
         collect, self.collect = self.collect, False
         out = [
             self.turn(role, indexes) for role, indexes in grouped_turns(messages, count, skipped)
         ]
         self.collect = collect
         return out
+
+    def message_blocks(
+        self, message: Message, index: int, first: list[dict[str, Any]], rest: list[dict[str, Any]]
+    ) -> None:
+        """Write a message of a user or assistant turn: tool results to ``first``."""
+        if isinstance(message, ToolMessage):
+            # Messages API, "Tool use": tool_result blocks come first in the user turn
+            first.extend(self.tool_result(message, index))
+        elif isinstance(message, AssistantMessage):
+            rest.extend(self.assistant(message, index))
+        else:
+            rest.extend(self.user_blocks(message.content, index))
 
     def turn(self, role: str, indexes: list[int]) -> dict[str, Any]:
         """One wire message from the neutral messages at ``indexes``."""
@@ -327,25 +383,10 @@ class _Encoder(EncodePass):
         first: list[dict[str, Any]] = []  # tool results, first in a user turn
         rest: list[dict[str, Any]] = []
         only = messages[indexes[0]]
-        if (
-            len(indexes) == 1
-            and not self.parts
-            and isinstance(only.content, str)
-            and not isinstance(only, ToolMessage)
-            and not (
-                isinstance(only, AssistantMessage) and (only.tool_calls or only.invalid_tool_calls)
-            )
-        ):
+        if len(indexes) == 1 and not self.parts and keeps_string(only):
             return {"role": role, "content": only.content}
         for index in indexes:
-            message = messages[index]
-            if isinstance(message, ToolMessage):
-                # Messages API, "Tool use": tool_result blocks come first in the user turn
-                first.extend(self.tool_result(message, index))
-            elif isinstance(message, AssistantMessage):
-                rest.extend(self.assistant(message, index))
-            else:
-                rest.extend(self.user_blocks(message.content, index))
+            self.message_blocks(messages[index], index, first, rest)
         blocks = first + rest
         if not self.string:
             return {"role": role, "content": blocks}
@@ -692,141 +733,3 @@ def _tool_choice_wire(choice: ToolChoice) -> dict[str, Any]:
     if choice.parallel is not None:
         wire["disable_parallel_tool_use"] = not choice.parallel
     return wire
-
-
-# ========================================================== rules that only check
-
-
-def _totals(encoder: _Encoder, turns: Turns) -> None:
-    """The rules over the whole request, after the encoder's walk (collect mode)."""
-    conversation = encoder.conversation
-    messages = conversation.messages
-    options = encoder.options
-    if len(encoder.breakpoints) > MAX_CACHE_BREAKPOINTS:
-        encoder.problem(
-            encoder.breakpoints[MAX_CACHE_BREAKPOINTS],
-            "too_many_cache_breakpoints",
-            f"{len(encoder.breakpoints)} cache breakpoints; Anthropic takes at most "
-            f"{MAX_CACHE_BREAKPOINTS} per request (tools, system and messages)",
-        )
-    if encoder.inline > MAX_REQUEST_INLINE_BYTES:
-        encoder.problem(
-            "/messages",
-            "request_too_large",
-            f"{encoder.inline} bytes of inline data; Anthropic requests are limited to 32 MB",
-        )
-    for number in encoder.empty:  # a turn written with content has some
-        role, indexes = turns[number]
-        if role == "assistant" and number == len(turns) - 1:
-            continue  # a final assistant turn (prefill) may be empty
-        if not any(_has_content(messages[index], options) for index in indexes):
-            encoder.problem(
-                pointer(indexes[0], "content"),
-                "empty_content",
-                "this message would be empty; Anthropic requires content in every "
-                "message but a final assistant one",
-            )
-    choice = conversation.tool_choice
-    if (
-        options.native_tools
-        and isinstance(choice, NamedToolChoice)
-        and conversation.tools
-        and all(
-            tool.name != choice.name or is_foreign_tool(tool, NAME) for tool in conversation.tools
-        )
-    ):
-        encoder.problem(
-            "/tool_choice/name", "unknown_tool", f"tool_choice names no tool: {choice.name!r}"
-        )
-
-
-def _pairing(messages: Sequence[Message], turns: Turns) -> list[Problem]:
-    """Tool calls answered in the very next user turn, once each.
-
-    Unlike ``_common.tool_pairing_problems(adjacent=True)``, this works on wire
-    turns: consecutive assistant messages form one turn, and user text next to
-    the results is fine (the encoder puts the results first).
-    """
-    problems: list[Problem] = []
-    pending: dict[str, tuple[int, int]] = {}
-    answered: set[str] = set()
-
-    def unanswered(before: int | None) -> None:
-        """Note every call still pending (``before``: the message they needed to precede)."""
-        if not pending:
-            return
-        for call_id, (index, position) in pending.items():
-            where = f" before message {before}" if before is not None else ""
-            problems.append(
-                Problem(
-                    pointer(index, "tool_calls", position, "id"),
-                    "unanswered_tool_call",
-                    f"tool call {call_id!r} has no tool result in the next user turn{where} "
-                    "(anthropic requires one)",
-                )
-            )
-        pending.clear()
-
-    for role, indexes in turns:
-        if role == "user":
-            for index in indexes:
-                message = messages[index]
-                if not isinstance(message, ToolMessage):
-                    continue
-                call_id = message.tool_call_id
-                if call_id in pending:
-                    del pending[call_id]
-                    answered.add(call_id)
-                    continue
-                reason = (
-                    "answers a call that was already answered"
-                    if call_id in answered
-                    else "answers no tool call of the assistant turn before it"
-                )
-                problems.append(
-                    Problem(
-                        pointer(index, "tool_call_id"),
-                        "orphan_tool_result",
-                        f"tool result for {call_id!r} {reason}",
-                    )
-                )
-            unanswered(indexes[-1] + 1 if indexes[-1] + 1 < len(messages) else None)
-            continue
-        unanswered(indexes[0])
-        if role == "assistant":
-            for index in indexes:
-                message = messages[index]
-                assert isinstance(message, AssistantMessage)
-                for position, call in enumerate(message.tool_calls):
-                    if call.id in pending or call.id in answered:
-                        problems.append(
-                            Problem(
-                                pointer(index, "tool_calls", position, "id"),
-                                "duplicate_tool_call_id",
-                                f"tool call id {call.id!r} is used twice",
-                            )
-                        )
-                    pending[call.id] = (index, position)
-    unanswered(None)
-    return problems
-
-
-def _has_content(message: Message, options: Options) -> bool:
-    """Whether a message gives its wire turn content (the API refuses empty turns)."""
-    if isinstance(message, ToolMessage):
-        return True
-    if isinstance(message, AssistantMessage) and (message.tool_calls or message.invalid_tool_calls):
-        return True
-    content = message.content
-    if isinstance(content, str):
-        return not blank(content)
-    for block in content:
-        if isinstance(block, (TextBlock, RefusalBlock)):
-            if not blank(block.text):
-                return True
-        elif isinstance(block, ReasoningBlock):
-            if options.replays(block.provider) or options.reasoning == "text":
-                return True
-        else:
-            return True
-    return False

@@ -70,6 +70,18 @@ def empty_turn(wire: dict[str, Any]) -> bool:
     return not content if isinstance(content, list) else blank(content)
 
 
+def keeps_string(message: Message) -> bool:
+    """Whether a message alone in its turn is sent with its string content as it is."""
+    return (
+        isinstance(message.content, str)
+        and not isinstance(message, ToolMessage)
+        and not (
+            isinstance(message, AssistantMessage)
+            and (message.tool_calls or message.invalid_tool_calls)
+        )
+    )
+
+
 def as_system(message: Message) -> SystemMessage:
     """``message``, known to be a system message."""
     assert isinstance(message, SystemMessage)

@@ -92,6 +92,8 @@ CACHE_TTLS: Final = frozenset({"5m", "1h"})
 # Messages API, "Tool use": tool_use ids must match ^[a-zA-Z0-9_-]+$.
 ID: Final = re.compile(r"[A-Za-z0-9_-]+")
 ID_BAD: Final = re.compile(r"[^A-Za-z0-9_-]")
+IDS: Final = re.compile(rf"{ID.pattern}(?:\n{ID.pattern})*")
+"""Ids joined by newlines, all of them valid: one match checks a whole request's ids."""
 URL: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:[^\x00-\x20\x7f]+")
 # A ttl the neutral CacheControl takes; others are kept verbatim in extras.
 TTL: Final = re.compile(r"[1-9][0-9]*[smh]")

@@ -37,7 +37,8 @@ The points that matter most:
   without parts is not sent.
 
 Files: ``wire.py`` (wire tables, snake_case reading), ``encode.py`` (``encode``
-and ``check``), ``decode.py`` (histories and responses), ``blocks.py`` (the part
+and ``check``), ``fast.py`` (the encoder's walk for the common shapes),
+``decode.py`` (histories and responses), ``blocks.py`` (the part
 readers histories, responses and streams share), ``usage.py`` (usage metadata),
 ``stream.py`` (``decode_stream``).
 """

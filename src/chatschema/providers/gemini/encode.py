@@ -46,6 +46,7 @@ from chatschema.providers._common import (
     tool_result_as_text,
     tools_as_text,
 )
+from chatschema.providers.gemini.fast import fast_contents
 from chatschema.providers.gemini.wire import (
     BLOCK_TYPES,
     CONTROL_KEYS,
@@ -54,6 +55,7 @@ from chatschema.providers.gemini.wire import (
     MISSING,
     MODES,
     NAME,
+    NOT_ADJACENT,
     PDF_INLINE_LIMIT,
     READ,
     file_uri,
@@ -105,6 +107,10 @@ def check(messages: Any, **options: Unpack[EncodeOptions]) -> list[Problem]:
 
 # ------------------------------------------------------------------------- encoder
 
+FAST = True
+"""Whether the usual options take :func:`~.fast.fast_contents` (tests turn it off
+to compare it with the general walk)."""
+
 
 class _Encoder(EncodePass):
     """Writes a conversation as a Gemini request, in one pass.
@@ -120,6 +126,10 @@ class _Encoder(EncodePass):
         self.content_index = 0  # index of the content being written
         self.string = options.content_format == "string"
         self.payload: dict[str, Any] = {}
+        # the fast walk, which tells whether the rules that only check have problems
+        self.fast = FAST and options.native_tools and not self.string
+        self.paired = True  # every call answered (else tool_pairing_problems has some)
+        self.ordered = True  # every call turn after a user turn (else _turn_problems)
 
     @classmethod
     def run(cls, messages: Any, options: Mapping[str, Any], *, collect: bool) -> _Encoder:
@@ -127,16 +137,22 @@ class _Encoder(EncodePass):
         resolved = Options.resolve(NAME, dict(options))
         conversation = to_conversation(messages)
         encoder = cls(resolved, collect=collect or resolved.check)
-        if encoder.collect and resolved.native_tools:
+        checks = encoder.collect and resolved.native_tools
+        if checks:
+            messages = conversation.messages
+            encoder.payload = encoder.request(conversation)  # (problems noted after these)
+            found, encoder.problems = encoder.problems, []
             # adjacency is checked per content by the encoder: a user text may share the
             # user turn with the function responses
-            encoder.problems += tool_pairing_problems(
-                conversation.messages, adjacent=False, provider=NAME
-            )
-            encoder.problems += _turn_problems(conversation.messages)
+            if not (encoder.fast and encoder.paired):
+                encoder.problems += tool_pairing_problems(messages, adjacent=False, provider=NAME)
+            if not (encoder.fast and encoder.ordered):
+                encoder.problems += _turn_problems(messages)
             encoder.problems += foreign_tool_problems(conversation.tools, resolved)
             encoder.problems += _tool_problems(conversation.tools or [])
-        encoder.payload = encoder.request(conversation)
+            encoder.problems += found
+        else:
+            encoder.payload = encoder.request(conversation)
         encoder.problems.sort(key=_problem_order)
         return encoder
 
@@ -170,35 +186,14 @@ class _Encoder(EncodePass):
             system = None  # drops left the instruction without parts: not sent
         contents: list[dict[str, Any]] = []
         empty: list[tuple[int, int]] = []  # (message, content) of contents begun empty
-        previous: Message | None = None
-        for index in range(start, len(messages)):
-            message = messages[index]
-            role = "model" if isinstance(message, AssistantMessage) else "user"
-            # Function calling: the responses to one turn's calls go in one user content
-            default = isinstance(message, ToolMessage) and isinstance(previous, ToolMessage)
-            join = extras_of(message, NAME).get("join", default) is True
-            join = join and bool(contents) and contents[-1]["role"] == role
-            self.content_index = len(contents) - 1 if join else len(contents)
-            reported = len(self.problems)
-            dropped = self.dropped
-            if isinstance(message, AssistantMessage):
-                parts = self.model_parts(message, index)
-            elif isinstance(message, ToolMessage):
-                parts = self.tool_parts(message, index)
-            elif isinstance(message, UserMessage):
-                parts = self.parts(message.content, index)
-            else:
-                parts = self.text_parts(message, index)
-            if join:
-                contents[-1]["parts"].extend(parts)
-            elif not parts and self.dropped > dropped:
-                continue  # drops left it without parts: not sent (Gemini rejects it)
-            else:
-                content_role = extras_of(message, NAME).get("role", role)
-                contents.append({"role": content_role, "parts": parts})
-                if not parts and len(self.problems) == reported:
-                    empty.append((index, len(contents) - 1))  # (refused content: reported)
-            previous = message
+        if self.fast:
+            fast_contents(self, messages, start, contents, empty)
+        else:
+            after_tool = False  # whether the message written before is a tool result
+            for index in range(start, len(messages)):
+                message = messages[index]
+                if self.add(message, index, after_tool, contents, empty):
+                    after_tool = isinstance(message, ToolMessage)
         if self.collect:
             for index, content in empty:
                 if not contents[content]["parts"]:
@@ -230,6 +225,46 @@ class _Encoder(EncodePass):
                 # a tool choice goes only with tools, or where none were given
                 payload["tool_config"] = _encode_tool_choice(conversation.tool_choice)
         return payload
+
+    def add(
+        self,
+        message: Message,
+        index: int,
+        after_tool: bool,
+        contents: list[dict[str, Any]],
+        empty: list[tuple[int, int]],
+    ) -> bool:
+        """Write one message to ``contents``; False when drops left it out.
+
+        ``after_tool``: whether the message written before is a tool result;
+        ``empty``: where to note a content begun without parts, as ``(message, content)``.
+        """
+        role = "model" if isinstance(message, AssistantMessage) else "user"
+        # Function calling: the responses to one turn's calls go in one user content
+        default = after_tool and isinstance(message, ToolMessage)
+        join = extras_of(message, NAME).get("join", default) is True
+        join = join and bool(contents) and contents[-1]["role"] == role
+        self.content_index = len(contents) - 1 if join else len(contents)
+        reported = len(self.problems)
+        dropped = self.dropped
+        if isinstance(message, AssistantMessage):
+            parts = self.model_parts(message, index)
+        elif isinstance(message, ToolMessage):
+            parts = self.tool_parts(message, index)
+        elif isinstance(message, UserMessage):
+            parts = self.parts(message.content, index)
+        else:
+            parts = self.text_parts(message, index)
+        if join:
+            contents[-1]["parts"].extend(parts)
+        elif not parts and self.dropped > dropped:
+            return False  # drops left it without parts: not sent (Gemini rejects it)
+        else:
+            content_role = extras_of(message, NAME).get("role", role)
+            contents.append({"role": content_role, "parts": parts})
+            if not parts and len(self.problems) == reported:
+                empty.append((index, len(contents) - 1))  # (refused content: reported)
+        return True
 
     # ---------------------------------------------------------------- messages
 
@@ -370,8 +405,7 @@ class _Encoder(EncodePass):
             self.problem(
                 pointer(index, "tool_call_id"),
                 "not_adjacent",
-                f"the result for {message.tool_call_id!r} must be in the user turn right "
-                "after the function call turn (Gemini rejects it otherwise)",
+                NOT_ADJACENT % (message.tool_call_id,),
             )
         name = message.name or (known[0] if known is not None else None)
         if name is None:

@@ -158,6 +158,13 @@ MODES: Final[dict[str, str]] = {"auto": "AUTO", "none": "NONE", "required": "ANY
 MISSING: Final = object()
 """A key that is absent (where ``None`` would be a value)."""
 
+NOT_ADJACENT: Final = (
+    "the result for %r must be in the user turn right after the function call turn "
+    "(Gemini rejects it otherwise)"
+)
+"""The ``not_adjacent`` problem's message (``%`` the call id); Function calling,
+multi-turn: the responses go in the user turn right after the calls."""
+
 # ------------------------------------------------------------------- plain JSON data
 
 

@@ -20,7 +20,9 @@ for every key). Chat Completions has no hosted tools: other formats' hosted tool
 message that the policy's drops leave empty is not sent.
 
 Files: ``wire.py`` the wire tables; ``encode.py`` ``encode`` and ``check`` (the
-encoder collecting problems); ``decode.py`` histories and responses; ``blocks.py``
+encoder collecting problems); ``fast.py`` the encoder's walk over the messages,
+the common shapes written inline; ``rules.py`` the rules that only check (tool
+pairing, tool names); ``decode.py`` histories and responses; ``blocks.py``
 the content parts and annotations both decoders read (and the reader they fail
 through); ``usage.py`` token usage; ``stream.py`` ``decode_stream``.
 """

@@ -25,7 +25,6 @@ from chatschema_models.content import (
 from chatschema_models.conversation import Conversation
 from chatschema_models.message import (
     AssistantMessage,
-    Message,
     SystemMessage,
     ToolMessage,
     UserMessage,
@@ -46,6 +45,7 @@ from chatschema.providers._common import (
     EncodeOptions,
     EncodePass,
     Options,
+    ToolPairing,
     application_tools,
     arguments_text,
     content_blocks,
@@ -60,12 +60,13 @@ from chatschema.providers._common import (
     sendable_tools,
     to_conversation,
     tool_call_as_text,
-    tool_pairing_problems,
     tool_result_as_text,
     tools_as_text,
 )
 from chatschema.providers._openai import cache_breakpoint, custom_input
 from chatschema.providers.openai_chat.blocks import READ, as_field, default_shape
+from chatschema.providers.openai_chat.fast import write_messages
+from chatschema.providers.openai_chat.rules import pairing_problems, tool_problems, valid_tool_name
 from chatschema.providers.openai_chat.wire import (
     AUDIO_FORMAT,
     BLOCK_MARKERS,
@@ -76,11 +77,17 @@ from chatschema.providers.openai_chat.wire import (
     SHAPES,
     TOOL_IMAGES_INTRO,
     TOOL_MARKERS,
-    TOOL_NAME_MAX,
     Shape,
 )
 
 __all__ = ["check", "encode"]
+
+_FAST = True
+"""Whether the encoder takes its fast path for the common shapes (string content, tool
+calls without extras or wire positions: :func:`~.fast.write_messages`; text blocks
+without cache marker or extras: :meth:`_Encoder.part`). Off, every message and
+block takes the general path and check pairs the tool calls in a walk of its own:
+``tests/providers/openai_chat/test_encode_fast.py`` compares the two."""
 
 
 @guarded(NAME)
@@ -150,6 +157,17 @@ class _Encoder(EncodePass):
         self.string_mode = options.content_format == "string"
         self.out: list[dict[str, Any]] = []
         self.tool_images: list[tuple[str, list[dict[str, Any]]]] = []
+        native = options.native_tools
+        # the fast path writes what the general path would, for the common shapes
+        self.fast = _FAST and native and options.content_format != "parts"
+        # check pairs tool calls with results in the encoder's own walk
+        self.pairing = (
+            ToolPairing(adjacent=True, provider=NAME, include_invalid=True)
+            if _FAST and native and collect
+            else None
+        )
+        self.fast_blocks = _FAST  # plain text blocks written at once
+        self.tool_names: set[str] = set()  # names of tool calls found valid so far
 
     # -------------------------------------------------------------- request
 
@@ -157,12 +175,15 @@ class _Encoder(EncodePass):
         """The request arguments: messages, then tools and tool choice."""
         options = self.options
         given = conversation.tools or []
+        result: dict[str, Any] = {"messages": write_messages(self, conversation.messages)}
         if options.native_tools and self.collect:
             # check lists the request's tool rules first, then each message's problems
-            self.problems.extend(foreign_tool_problems(given, options))
-            self.problems.extend(_pairing_problems(conversation.messages))
-            self.problems.extend(_tool_problems(conversation))
-        result: dict[str, Any] = {"messages": self.messages(conversation.messages)}
+            pairing = self.pairing
+            self.problems[:0] = [
+                *foreign_tool_problems(given, options),
+                *(pairing_problems(conversation.messages) if pairing is None else pairing.finish()),
+                *tool_problems(conversation),
+            ]
         if options.native_tools:
             if self.collect:  # other formats' hosted tools: noted above
                 tools = [tool for tool in given if not is_foreign_tool(tool, NAME)]
@@ -179,29 +200,16 @@ class _Encoder(EncodePass):
 
     # -------------------------------------------------------------- messages
 
-    def messages(self, messages: Sequence[Message]) -> list[dict[str, Any]]:
-        """Every message, in order; tool-result images follow the tool messages."""
-        native = self.options.native_tools
-        for index, message in enumerate(messages):
-            if isinstance(message, ToolMessage):
-                if native:
-                    self.out.append(self.tool(message, index))
-                else:
-                    self.out.append(self.tool_as_user(message, index))
-                continue
-            self.flush_tool_images()
-            dropped = self.dropped
-            if isinstance(message, SystemMessage):
-                wire = self.instructions(message, index)
-            elif isinstance(message, UserMessage):
-                wire = self.user(message, index)
-            else:
-                wire = self.assistant(message, index)
-            if self.dropped > dropped and _empty_message(wire):
-                continue  # drops left it empty: not sent (the API rejects it)
-            self.out.append(wire)
-        self.flush_tool_images()
-        return self.out
+    def check_call_name(self, name: str, index: int, position: int) -> None:
+        """Check notes a tool call's name the API refuses (valid names are remembered)."""
+        if valid_tool_name(name):
+            self.tool_names.add(name)
+        else:
+            self.problem(
+                pointer(index, "tool_calls", position, "name"),
+                "pattern",
+                f"tool name {name!r} must match ^[a-zA-Z0-9_-]{{1,64}}$",
+            )
 
     def flush_tool_images(self) -> None:
         """The images of the tool results just written, as one user message."""
@@ -417,7 +425,7 @@ class _Encoder(EncodePass):
 
     def tool_call(self, call: ToolCall, index: int, position: int) -> dict[str, Any] | None:
         """One native tool call; None for a custom call check refuses."""
-        if self.collect and not _valid_tool_name(call.name):
+        if self.collect and not valid_tool_name(call.name):
             self.problem(
                 pointer(index, "tool_calls", position, "name"),
                 "pattern",
@@ -509,6 +517,13 @@ class _Encoder(EncodePass):
     ) -> dict[str, Any] | None:
         """One content part; kind is user, assistant, instructions or tool."""
         if isinstance(block, TextBlock):
+            extras = block.extras
+            if (
+                self.fast_blocks
+                and block.cache_control is None
+                and not (extras and extras.get(NAME))
+            ):
+                return {"type": "text", "text": block.text}  # a plain text block
             part: dict[str, Any] = {"type": "text", "text": block.text}
         elif isinstance(block, ReasoningBlock):
             return self.reasoning_as_text(block)
@@ -560,14 +575,6 @@ class _Encoder(EncodePass):
             part["prompt_cache_breakpoint"] = cache_breakpoint(block.cache_control)
         merge_extras(part, extras_of(block, NAME), BLOCK_MARKERS)
         return part
-
-
-def _empty_message(wire: Mapping[str, Any]) -> bool:
-    """Whether a system, user or assistant message has nothing to say.
-
-    No content, tool calls, refusal, reasoning or audio.
-    """
-    return not wire.get("content") and all(key in ("role", "name", "content") for key in wire)
 
 
 def _what(block: ContentBlock) -> str:
@@ -724,44 +731,3 @@ def _encode_tool_choice(choice: ToolChoice, tools: Sequence[ToolDefinition]) -> 
     if choice.parallel is not None:
         result["parallel_tool_calls"] = choice.parallel
     return result
-
-
-# ------------------------------------------------------------------------ rules that only check
-
-
-def _pairing_problems(messages: Sequence[Message]) -> list[Problem]:
-    """Tool calls and results that do not pair up, Chat Completions' way.
-
-    Results right after their call, and invalid tool calls counted as calls: they
-    are sent back as tool calls and need answers too.
-    """
-    return tool_pairing_problems(messages, adjacent=True, provider=NAME, include_invalid=True)
-
-
-def _tool_problems(conversation: Conversation) -> list[Problem]:
-    """Tool names the API refuses, and a tool choice without tools."""
-    problems: list[Problem] = []
-    for index, tool in enumerate(conversation.tools or []):
-        if not is_foreign_tool(tool, NAME) and not _valid_tool_name(tool.name):
-            problems.append(
-                Problem(
-                    f"/tools/{index}/name",
-                    "pattern",
-                    f"tool name {tool.name!r} must match ^[a-zA-Z0-9_-]{{1,64}}$",
-                )
-            )
-    choice = conversation.tool_choice
-    if choice is not None and not isinstance(choice, NoneToolChoice) and not conversation.tools:
-        problems.append(
-            Problem(
-                "/tool_choice",
-                "tools_required",
-                f"tool_choice {choice.type!r} without tools (the API only takes it with tools)",
-            )
-        )
-    return problems
-
-
-def _valid_tool_name(name: str) -> bool:
-    """Whether the API takes a tool name (the pattern, at most 64 characters)."""
-    return len(name) <= TOOL_NAME_MAX and NAME_PATTERN.fullmatch(name) is not None

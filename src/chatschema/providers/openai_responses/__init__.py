@@ -28,7 +28,9 @@ How the formats meet (``docs/providers/openai_responses.md`` has the full table)
   and comes back out on encode, so ``encode(decode_conversation(p)) == p``.
 
 Where things are: :mod:`.wire` (item types, limits, finish reasons), :mod:`.encode`
-(``encode`` and ``check``), :mod:`.decode` (histories and responses),
+(``encode`` and ``check``), :mod:`.fast` (the encoder's walk over the messages,
+the common shapes written inline), :mod:`.rules` (the rules that only check: tool
+pairing, item ids, reasoning order), :mod:`.decode` (histories and responses),
 :mod:`.blocks` (output item readers both decoders use), :mod:`.stream`
 (``decode_stream``).
 """

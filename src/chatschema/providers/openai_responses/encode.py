@@ -44,6 +44,7 @@ from chatschema.providers._common import (
     EncodeOptions,
     EncodePass,
     Options,
+    ToolPairing,
     application_tools,
     arguments_text,
     content_blocks,
@@ -58,21 +59,31 @@ from chatschema.providers._common import (
     sendable_tools,
     to_conversation,
     tool_call_as_text,
-    tool_pairing_problems,
     tool_result_as_text,
     tools_as_text,
 )
 from chatschema.providers._openai import CITATION_FIELDS, cache_breakpoint, citation_fields
 from chatschema.providers.openai_responses.blocks import joined_texts, part_texts
+from chatschema.providers.openai_responses.fast import write_messages
+from chatschema.providers.openai_responses.rules import REQUIREMENT, pairing_problems, structure
 from chatschema.providers.openai_responses.wire import (
     DEFAULT_HEADER,
     MAX_IMAGES,
     MAX_INLINE_IMAGE_BYTES,
     NAME,
-    is_client_item,
 )
 
 __all__ = ["check", "encode"]
+
+_FAST = True
+"""Whether the encoder takes its fast path for the common shapes (string content, tool
+calls without extras or wire positions: :func:`~.fast.write_messages`; text parts
+without cache marker or extras: :meth:`_Encoder.part`). Off, every message and
+block takes the general path and check pairs the tool calls in a walk of its own:
+``tests/providers/openai_responses/test_encode_fast.py`` compares the two."""
+
+_Origin = tuple[Any, ...]
+"""Where an item came from: the arguments of :func:`pointer` (built for problems only)."""
 
 
 @guarded(NAME)
@@ -121,8 +132,12 @@ def check(messages: Any, **options: Unpack[EncodeOptions]) -> list[Problem]:
 
 def _problems(conversation: Conversation, encoder: _Encoder) -> list[Problem]:
     """Pairing problems and the encoder's, by message (the request's own first)."""
-    problems = _pairing_problems(conversation.messages, encoder.options) + encoder.problems
-    return sorted(problems, key=_message_order)
+    pairing = encoder.pairing
+    if pairing is None:
+        problems = pairing_problems(conversation.messages, encoder.options)
+    else:  # paired in the encoder's walk
+        problems = pairing.finish()
+    return sorted(problems + encoder.problems, key=_message_order)
 
 
 def _message_order(problem: Problem) -> int:
@@ -140,14 +155,30 @@ class _Encoder(EncodePass):
     def __init__(self, options: Options, *, collect: bool) -> None:
         super().__init__(options, collect=collect)
         self.items: list[dict[str, Any]] = []
-        self.origins: list[str] = []  # pointer of the neutral thing behind each item
+        # (position, origin) of every item the general path wrote: the items that
+        # may carry an id or be reasoning, which rules.structure looks at
+        self.origins: list[tuple[int, _Origin]] = []
         self.images = 0
         self.image_bytes = 0
+        native = options.native_tools
+        # the fast path writes what the general path would, for the common shapes
+        self.fast = _FAST and native and options.content_format != "parts"
+        # check pairs tool calls with their outputs in the encoder's own walk
+        self.pairing = (
+            ToolPairing(
+                adjacent=False,
+                provider=NAME,
+                include_invalid=True,
+                requirement=REQUIREMENT,
+            )
+            if _FAST and native and collect
+            else None
+        )
 
-    def emit(self, item: dict[str, Any], origin: str) -> None:
+    def emit(self, item: dict[str, Any], origin: _Origin) -> None:
         """Append an input item, remembering which neutral thing it came from."""
+        self.origins.append((len(self.items), origin))
         self.items.append(item)
-        self.origins.append(origin)
 
     # -------------------------------------------------------------------- request
 
@@ -175,17 +206,8 @@ class _Encoder(EncodePass):
             ]
             if functions:
                 instructions.append(tools_as_text(functions))
-        for index in range(start, len(messages)):
-            message = messages[index]
-            if isinstance(message, UserMessage):
-                self.user(message, index)
-            elif isinstance(message, SystemMessage):
-                self.system(message, index)
-            elif isinstance(message, AssistantMessage):
-                self.assistant(message, index)
-            else:
-                self.tool(message, index)
-        self.structure()
+        write_messages(self, messages, start)
+        structure(self)
 
         payload: dict[str, Any] = {}
         if instructions:
@@ -263,7 +285,7 @@ class _Encoder(EncodePass):
                         self.input_message("user", segment, index, _item_fields(message))
                         segment = []
                     assert isinstance(block, NonStandardBlock)
-                    self.emit(copy.deepcopy(block.value), pointer(index, "content", position))
+                    self.emit(copy.deepcopy(block.value), (index, "content", position))
                 else:
                     segment.append((position, block))
             if segment:
@@ -292,16 +314,14 @@ class _Encoder(EncodePass):
         if self.dropped > dropped and not item["content"]:
             return  # drops left it empty: not sent (the API rejects empty content)
         item.update(fields)
-        self.emit(item, pointer(index))
+        self.emit(item, (index,))
 
     def tool(self, message: ToolMessage, index: int) -> None:
         """A tool result: a ``function_call_output`` item (text without native tools)."""
         if not self.options.native_tools:
             text = self.content(message.content, index, tool=True, force_string=True)
             assert isinstance(text, str)
-            self.emit(
-                {"role": "user", "content": tool_result_as_text(message, text)}, pointer(index)
-            )
+            self.emit({"role": "user", "content": tool_result_as_text(message, text)}, (index,))
             return
         dropped = self.dropped
         output = self.content(message.content, index, tool=True)
@@ -315,7 +335,7 @@ class _Encoder(EncodePass):
         if message.name is not None:
             item["name"] = message.name
         item.update(_item_fields(message))
-        self.emit(item, pointer(index))
+        self.emit(item, (index,))
 
     # ------------------------------------------------------------------ input parts
 
@@ -360,6 +380,9 @@ class _Encoder(EncodePass):
         """One input part (``input_text`` / ``input_image`` / ``input_file``), or None."""
         part: dict[str, Any]
         if isinstance(block, TextBlock):
+            extras = block.extras
+            if self.fast and block.cache_control is None and not (extras and extras.get(NAME)):
+                return {"type": "input_text", "text": block.text}  # a plain text block
             part = {"type": "input_text", "text": block.text}
         elif isinstance(block, ImageBlock):
             if not self.options.vision:
@@ -434,17 +457,13 @@ class _Encoder(EncodePass):
         """An assistant message: its output items, calls at their ``index``."""
         content = message.content
         if content == "" and not message.tool_calls and not message.invalid_tool_calls:
-            self.emit({"role": "assistant", "content": ""}, pointer(index))
+            self.emit({"role": "assistant", "content": ""}, (index,))
             return
         group: dict[str, Any] | None = None  # the assistant message item being filled
         for kind, position, entry in _merged(
             content_blocks(content), message.tool_calls, message.invalid_tool_calls
         ):
-            where = (
-                pointer(index, "content", position)
-                if kind == "block"
-                else pointer(index, kind, position)
-            )
+            where = (index, "content" if kind == "block" else kind, position)
             if kind == "block" and isinstance(entry, (TextBlock, RefusalBlock)):
                 group = self.output_part(entry, group, index, position, where)
                 continue
@@ -495,7 +514,7 @@ class _Encoder(EncodePass):
         group: dict[str, Any] | None,
         index: int,
         position: int,
-        where: str,
+        where: _Origin,
     ) -> dict[str, Any] | None:
         """Add a text or refusal block to the current message item, or start one."""
         extras = extras_of(block, NAME)
@@ -530,7 +549,7 @@ class _Encoder(EncodePass):
         self.emit(item, where)
         return item
 
-    def output_block(self, block: ContentBlock, index: int, position: int, where: str) -> None:
+    def output_block(self, block: ContentBlock, index: int, position: int, where: _Origin) -> None:
         """Any other block of an assistant turn: reasoning, web search, a kept item."""
         options = self.options
         if isinstance(block, ReasoningBlock):
@@ -562,7 +581,7 @@ class _Encoder(EncodePass):
         if placeholder is not None:
             self.emit({"role": "assistant", "content": placeholder}, where)
 
-    def call(self, call: ToolCall, where: str) -> None:
+    def call(self, call: ToolCall, where: _Origin) -> None:
         """A tool call: a ``function_call`` item (text without native tools)."""
         if not self.options.native_tools:
             self.emit({"role": "assistant", "content": tool_call_as_text(call)}, where)
@@ -578,7 +597,9 @@ class _Encoder(EncodePass):
         )
         self.emit(item, where)
 
-    def invalid_call(self, call: InvalidToolCall, index: int, position: int, where: str) -> None:
+    def invalid_call(
+        self, call: InvalidToolCall, index: int, position: int, where: _Origin
+    ) -> None:
         """An invalid tool call: sent back verbatim as the ``function_call`` it was."""
         arguments = call.arguments if call.arguments is not None else ""
         if call.id is None or call.name is None:
@@ -594,38 +615,6 @@ class _Encoder(EncodePass):
         item["arguments"] = arguments
         item.update(extras_of(call, NAME))
         self.emit(item, where)
-
-    # ------------------------------------------------------------------ structure
-
-    def structure(self) -> None:
-        """Rules over the item sequence: unique item ids, reasoning followed by its item."""
-        seen: dict[str, str] = {}
-        items = self.items
-        for position, item in enumerate(items):
-            where = self.origins[position]
-            item_id = item.get("id")
-            # The API refuses two input items with one id ("Duplicate item found");
-            # an item_reference names another item's id, it is not a second item.
-            if isinstance(item_id, str) and item.get("type") != "item_reference":
-                if item_id in seen:
-                    self.problem(
-                        where,
-                        "duplicate_item_id",
-                        f"item id {item_id!r} is used twice (first at {seen[item_id]})",
-                    )
-                else:
-                    seen[item_id] = where
-            # Reasoning guide: a reasoning item is replayed with the item it produced,
-            # right after it; the API refuses one that nothing follows.
-            if item.get("type") == "reasoning":
-                following = items[position + 1] if position + 1 < len(items) else None
-                if following is None or not _is_output_item(following):
-                    self.problem(
-                        where,
-                        "reasoning_without_following_item",
-                        f"reasoning item {item_id!r} must be followed by the item it "
-                        "produced (function_call, message ...)",
-                    )
 
 
 def _merged(
@@ -665,14 +654,6 @@ def _merged(
 def _is_item_block(block: ContentBlock) -> bool:
     """Whether a block is a whole input item kept as non_standard (``kind: item``)."""
     return isinstance(block, NonStandardBlock) and extras_of(block, NAME).get("kind") == "item"
-
-
-def _is_output_item(item: Mapping[str, Any]) -> bool:
-    """Whether an input item is one the model produced (may follow a reasoning item)."""
-    kind = item.get("type")
-    if item.get("role") is not None and kind in (None, "message"):
-        return item.get("role") == "assistant"
-    return isinstance(kind, str) and not is_client_item(kind)
 
 
 def _item_fields(message: Message) -> dict[str, Any]:
@@ -741,23 +722,3 @@ def _encode_tool_choice(choice: ToolChoice) -> tuple[Any, bool | None]:
     if isinstance(choice, NoneToolChoice):
         return "none", None
     return choice.type, choice.parallel
-
-
-# ========================================================================= checks only
-
-
-def _pairing_problems(messages: Sequence[Message], options: Options) -> list[Problem]:
-    """Tool pairing, counting invalid tool calls.
-
-    Responses sends invalid calls back as ``function_call`` items, so they need a
-    ``function_call_output`` just like valid ones.
-    """
-    if not options.native_tools:
-        return []
-    return tool_pairing_problems(
-        messages,
-        adjacent=False,
-        provider=NAME,
-        include_invalid=True,
-        requirement="requires a function_call_output for every function_call",
-    )

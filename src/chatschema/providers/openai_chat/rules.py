@@ -1,0 +1,55 @@
+"""The rules of Chat Completions that only check: tool pairing, tool names, tool choice.
+
+The encoder runs them in collect mode (``check``, or ``encode`` with
+``check=True``) and lists their problems before each message's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from chatschema_models.conversation import Conversation
+from chatschema_models.message import Message
+from chatschema_models.tool import NoneToolChoice
+
+from chatschema.errors import Problem
+from chatschema.providers._common import is_foreign_tool, tool_pairing_problems
+from chatschema.providers.openai_chat.wire import NAME, NAME_PATTERN, TOOL_NAME_MAX
+
+
+def pairing_problems(messages: Sequence[Message]) -> list[Problem]:
+    """Tool calls and results that do not pair up, Chat Completions' way.
+
+    Results right after their call, and invalid tool calls counted as calls: they
+    are sent back as tool calls and need answers too.
+    """
+    return tool_pairing_problems(messages, adjacent=True, provider=NAME, include_invalid=True)
+
+
+def tool_problems(conversation: Conversation) -> list[Problem]:
+    """Tool names the API refuses, and a tool choice without tools."""
+    problems: list[Problem] = []
+    for index, tool in enumerate(conversation.tools or []):
+        if not is_foreign_tool(tool, NAME) and not valid_tool_name(tool.name):
+            problems.append(
+                Problem(
+                    f"/tools/{index}/name",
+                    "pattern",
+                    f"tool name {tool.name!r} must match ^[a-zA-Z0-9_-]{{1,64}}$",
+                )
+            )
+    choice = conversation.tool_choice
+    if choice is not None and not isinstance(choice, NoneToolChoice) and not conversation.tools:
+        problems.append(
+            Problem(
+                "/tool_choice",
+                "tools_required",
+                f"tool_choice {choice.type!r} without tools (the API only takes it with tools)",
+            )
+        )
+    return problems
+
+
+def valid_tool_name(name: str) -> bool:
+    """Whether the API takes a tool name (the pattern, at most 64 characters)."""
+    return len(name) <= TOOL_NAME_MAX and NAME_PATTERN.fullmatch(name) is not None
