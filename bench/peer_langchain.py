@@ -11,7 +11,12 @@ Each workload uses LangChain's own idiomatic API on its own format of the histor
   this same call and says so);
 - streaming: ``total = total + chunk`` over ``AIMessageChunk``s, and the n-ary
   ``chunks[0] + chunks[1:]`` that ``BaseChatModel`` uses internally (for reference);
-- trim: ``trim_messages(..., token_counter=count_tokens_approximately)``.
+- trim: ``trim_messages(..., token_counter=count_tokens_approximately)``;
+- the plain history (``plain_history.py``, in ``messages_to_dict`` form): parse,
+  ``convert_to_openai_messages``, trim, and the agent loop (``agent_loop.py``: the
+  history re-converted at every request point as it grows);
+- chunk building as users write it: ``acc = acc + AIMessageChunk(content=t)``, the
+  chunk built inside the loop.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import orjson
 import workloads as w
+from agent_loop import agent_loop
 from langchain_core.messages import (
     AIMessageChunk,
     BaseMessage,
@@ -53,6 +59,24 @@ def add_one_at_a_time(chunks: list[AIMessageChunk]) -> AIMessageChunk:
 def add_batch(chunks: list[AIMessageChunk]) -> AIMessageChunk:
     """The n-ary merge ``BaseChatModel`` uses internally."""
     return chunks[0] + chunks[1:]
+
+
+def build_and_add(deltas: list[str]) -> AIMessageChunk:
+    """``acc = acc + AIMessageChunk(content=t)``, each chunk built inside the loop."""
+    acc = AIMessageChunk(content=deltas[0])
+    for text in deltas[1:]:
+        acc = acc + AIMessageChunk(content=text)
+    return acc
+
+
+def trim(messages: list[BaseMessage]) -> list[BaseMessage]:
+    """The last 8,000 approximate tokens."""
+    return trim_messages(
+        messages,
+        max_tokens=w.TRIM_MAX_TOKENS,
+        token_counter=count_tokens_approximately,
+        strategy="last",
+    )
 
 
 def text_chunks(deltas: list[str]) -> list[AIMessageChunk]:
@@ -163,19 +187,9 @@ def main() -> None:
 
     def trim_step() -> None:
         messages = state["messages"]
-        kept = trim_messages(
-            messages,
-            max_tokens=w.TRIM_MAX_TOKENS,
-            token_counter=count_tokens_approximately,
-            strategy="last",
-        )
+        kept = trim(messages)
         timing = w.measure(
-            lambda: trim_messages(
-                messages,
-                max_tokens=w.TRIM_MAX_TOKENS,
-                token_counter=count_tokens_approximately,
-                strategy="last",
-            ),
+            lambda: trim(messages),
             options,
             count=count,
             unit="message",
@@ -183,12 +197,84 @@ def main() -> None:
         )
         report.add(w.TRIM, timing)
 
+    plain_count = sizes.plain_messages
+    plain_data = (inputs / "plain.langchain.json").read_bytes()
+
+    def plain_step() -> None:
+        timing = w.measure(
+            lambda: parse(plain_data),
+            options,
+            count=plain_count,
+            unit="message",
+            note="orjson + from_dict",
+        )
+        report.add(w.PLAIN_PARSE, timing)
+        messages = parse(plain_data)
+        state["plain"] = messages
+        same = messages_to_dict(messages) == orjson.loads(plain_data)
+        report.check("plain parse round trip", same)
+
+    def plain_encode_step() -> None:
+        messages = state["plain"]
+        timing = w.measure(
+            lambda: convert_to_openai_messages(messages),
+            options,
+            count=plain_count,
+            unit="message",
+            note="convert_to_openai_messages",
+        )
+        report.add(w.plain_encode("openai_chat"), timing)
+        out = convert_to_openai_messages(messages)
+        report.check("plain encode count", len(out) == plain_count, f"{len(out)} != {plain_count}")
+
+    def plain_trim_step() -> None:
+        messages = state["plain"]
+        timing = w.measure(
+            lambda: trim(messages),
+            options,
+            count=plain_count,
+            unit="message",
+            note=f"keeps {len(trim(messages))}",
+        )
+        report.add(w.PLAIN_TRIM, timing)
+
+    def agent_loop_step() -> None:
+        points = orjson.loads((inputs / "plain_loop_points.json").read_bytes())
+        messages = state["plain"][: len(points)]
+        timing = w.measure(
+            lambda: agent_loop(messages, points, convert_to_openai_messages),
+            options,
+            count=agent_loop(messages, points, len),
+            unit="message encoded",
+            note=f"{sum(points):,} requests, convert_to_openai_messages",
+        )
+        report.add(w.AGENT_LOOP, timing)
+
+    def chunk_build_step() -> None:
+        deltas = orjson.loads((inputs / "stream_text.json").read_bytes())
+        timing = w.measure(
+            lambda: build_and_add(deltas).content,
+            options,
+            count=len(deltas),
+            unit="chunk",
+            note="acc = acc + AIMessageChunk(content=t)",
+        )
+        report.add(w.CHUNK_BUILD, timing)
+        report.check("chunk build +", build_and_add(deltas).content == "".join(deltas))
+
     w.run_guarded(report, w.PARSE, parse_step)
     if "messages" in state:
         w.run_guarded(report, w.ENCODE_OPENAI, encode_step)
         w.run_guarded(report, w.TRIM, trim_step)
+    state.clear()  # the plain history is timed on its own heap, as on every side
+    w.run_guarded(report, w.PLAIN_PARSE, plain_step)
+    if "plain" in state:
+        w.run_guarded(report, w.plain_encode("openai_chat"), plain_encode_step)
+        w.run_guarded(report, w.PLAIN_TRIM, plain_trim_step)
+        w.run_guarded(report, w.AGENT_LOOP, agent_loop_step)
     state.clear()  # streams are timed on a small heap, as on every side
     w.run_guarded(report, w.STREAM_ADD, stream_step)
+    w.run_guarded(report, w.CHUNK_BUILD, chunk_build_step)
     w.run_guarded(report, "tool_args", tool_step)
     report.write(arguments.out)
 

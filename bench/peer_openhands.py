@@ -16,7 +16,9 @@ What OpenHands' own code does with a history:
 - encode for Anthropic: OpenHands has no Anthropic encoder of its own. What runs
   for a Claude model is ``to_chat_dict(cache_enabled=True, ...)`` for each message,
   then LiteLLM's ``AnthropicConfig.transform_request``; both are timed together
-  (``to_chat_dict`` alone is reported too).
+  (``to_chat_dict`` alone is reported too);
+- the plain history (``plain_history.py``, in the same persisted form): parse, and
+  ``to_chat_dict`` for OpenAI Chat, as above.
 """
 
 from __future__ import annotations
@@ -142,10 +144,44 @@ def main() -> None:
         report.check("encode_anthropic has messages", bool(body.get("messages")))
         state["anthropic_turns"] = len(body["messages"])
 
+    plain_count = sizes.plain_messages
+    plain_data = (inputs / "plain.openhands.json").read_bytes()
+
+    def plain_step() -> None:
+        timing = w.measure(
+            lambda: parse(plain_data),
+            options,
+            count=plain_count,
+            unit="message",
+            note="orjson + Message.model_validate each",
+        )
+        report.add(w.PLAIN_PARSE, timing)
+        messages = parse(plain_data)
+        state["plain"] = messages
+        dumped = [message.model_dump(mode="json") for message in messages]
+        report.check("plain parse round trip", dumped == orjson.loads(plain_data))
+
+    def plain_encode_step() -> None:
+        messages = state["plain"]
+        timing = w.measure(
+            lambda: chat_dicts(messages, OPENAI_SWITCHES),
+            options,
+            count=plain_count,
+            unit="message",
+            note="to_chat_dict each",
+        )
+        report.add(w.plain_encode("openai_chat"), timing)
+        out = chat_dicts(messages, OPENAI_SWITCHES)
+        report.check("plain encode count", len(out) == plain_count, f"{len(out)} != {plain_count}")
+
     w.run_guarded(report, w.PARSE, parse_step)
     if "messages" in state:
         w.run_guarded(report, w.ENCODE_OPENAI, encode_openai_step)
         w.run_guarded(report, w.ENCODE_ANTHROPIC, encode_anthropic_step)
+    state.clear()  # the plain history is timed on its own heap, as on every side
+    w.run_guarded(report, w.PLAIN_PARSE, plain_step)
+    if "plain" in state:
+        w.run_guarded(report, w.plain_encode("openai_chat"), plain_encode_step)
     report.write(arguments.out)
 
 

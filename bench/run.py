@@ -14,6 +14,10 @@ The orchestrator writes the inputs once to a temporary directory
   built on first use from ``requirements-openhands.txt``; when it cannot be built
   the peer is reported unavailable, with the reason.
 
+The official openai and anthropic SDKs' stream accumulators, the peers of the
+provider-stream rows, are timed in the chatschema side's process, in turns with
+chatschema's decoding (they never call chatschema; see ``bench/README.md``).
+
 Each side writes its timings as JSON; the orchestrator also times imports in fresh
 interpreters, prints medians and ratios (peer time / chatschema time) against the
 targets, writes ``BENCHMARKS.md`` with the machine's description, and profiles
@@ -125,6 +129,8 @@ class ChatschemaCases:
         self.sizes = sizes
         self.data = (inputs / "history.chatschema.json").read_bytes()
         self._messages: list[Any] | None = None
+        self.plain_data = (inputs / "plain.chatschema.json").read_bytes()
+        self._plain: list[Any] | None = None
 
     @property
     def messages(self) -> list[Any]:
@@ -132,6 +138,13 @@ class ChatschemaCases:
         if self._messages is None:
             self._messages = self.cs.parse_messages(self.data)
         return self._messages
+
+    @property
+    def plain(self) -> list[Any]:
+        """The plain history, parsed once (the input of its encodes, trim, agent loop)."""
+        if self._plain is None:
+            self._plain = self.cs.parse_messages(self.plain_data)
+        return self._plain
 
     def groups(self) -> list[tuple[str, Callable[[], list[Case]]]]:
         """The workload groups, in order; each builds its inputs when called.
@@ -143,8 +156,17 @@ class ChatschemaCases:
             (w.ENCODE_OPENAI, self.encode),
             (w.TRIM, self.trim),
             ("release history", self.release),
+            (w.PLAIN_PARSE, self.plain_parse),
+            ("plain_encode", self.plain_encode),
+            (w.PLAIN_TRIM, self.plain_trim),
+            (w.AGENT_LOOP, self.agent_loop),
+            ("release plain history", self.release_plain),
             (w.STREAM_ADD, self.stream),
+            (w.CHUNK_BUILD, self.chunk_build),
             ("tool_args", self.tools),
+            # Last: importing the SDKs (thousands of classes) makes every later
+            # collection longer, and earlier rows keep the heap they always had.
+            ("provider_streams", self.provider_streams),
         ]
 
     def tools(self) -> list[Case]:
@@ -361,6 +383,162 @@ class ChatschemaCases:
 
         return [Case(w.TRIM, run, count, "message", f"keeps {len(run())}")]
 
+    # ------------------------------------------------------------ the plain history
+
+    def release_plain(self) -> list[Case]:
+        """Drop the parsed plain history before the streams."""
+        self._plain = None
+        return []
+
+    def plain_parse(self) -> list[Case]:
+        """Parse the plain history from JSON bytes (checked: ``to_dict`` gives it back)."""
+        import orjson
+
+        data, count = self.plain_data, self.sizes.plain_messages
+        expected = orjson.loads(data)
+
+        def round_trip(messages: list[Any]) -> str | None:
+            dumped = [self.cs.to_dict(message) for message in messages]
+            return None if dumped == expected else "to_dict(parse_messages(x)) != x"
+
+        return [
+            Case(
+                w.PLAIN_PARSE,
+                lambda: self.cs.parse_messages(data),
+                count,
+                "message",
+                "parse_messages",
+                check=round_trip,
+            )
+        ]
+
+    def plain_encode(self) -> list[Case]:
+        """Encode the plain history for every format, each beside its bare walk.
+
+        The bare walks (``floors.py``) must give exactly what ``encode`` gives on this
+        history: checked outside the timed region, a difference fails the run.
+        """
+        import floors
+
+        from chatschema.providers import get_codec
+
+        messages, count = self.plain, self.sizes.plain_messages
+        cases = []
+        for fmt in w.STREAM_FORMATS:
+            codec = get_codec(fmt)
+            floor = getattr(floors, fmt)
+
+            def same_as_floor(request: Any, floor: Any = floor) -> str | None:
+                return None if request == floor(messages) else "encode differs from the bare walk"
+
+            cases += [
+                Case(
+                    w.plain_encode(fmt),
+                    lambda codec=codec: codec.encode(messages),
+                    count,
+                    "message",
+                    "encode (check on)",
+                    check=same_as_floor,
+                ),
+                Case(
+                    w.plain_floor(fmt),
+                    lambda floor=floor: floor(messages),
+                    count,
+                    "message",
+                    f"floors.{fmt}",
+                ),
+            ]
+        return cases
+
+    def plain_trim(self) -> list[Case]:
+        """Keep the last 8,000 approximate tokens of the plain history."""
+        messages, count = self.plain, self.sizes.plain_messages
+
+        def run() -> Any:
+            return self.cs.trim_messages(
+                messages,
+                max_tokens=w.TRIM_MAX_TOKENS,
+                token_counter="approximate",
+                strategy="last",
+            )
+
+        return [Case(w.PLAIN_TRIM, run, count, "message", f"keeps {len(run())}")]
+
+    def agent_loop(self) -> list[Case]:
+        """The first messages of the plain history, re-encoded at every request point."""
+        from agent_loop import agent_loop
+
+        from chatschema.providers import openai_chat
+
+        points: list[bool] = json.loads((self.inputs / "plain_loop_points.json").read_bytes())
+        messages = self.plain[: len(points)]
+        encoded = agent_loop(messages, points, len)
+        return [
+            Case(
+                w.AGENT_LOOP,
+                lambda: agent_loop(messages, points, openai_chat.encode),
+                encoded,
+                "message encoded",
+                f"{sum(points):,} requests, openai_chat.encode",
+            )
+        ]
+
+    # ---------------------------------------------------------------------- streams
+
+    def chunk_build(self) -> list[Case]:
+        """``acc = acc + AssistantMessageChunk(content=t)``, each chunk built in the loop."""
+        from chatschema import AssistantMessageChunk
+
+        deltas: list[str] = json.loads((self.inputs / "stream_text.json").read_bytes())
+        expected = "".join(deltas)
+
+        def run() -> Any:
+            acc = AssistantMessageChunk(content=deltas[0])
+            for text in deltas[1:]:
+                acc = acc + AssistantMessageChunk(content=text)
+            acc.content  # noqa: B018  (builds the fields of the lazy sum)
+            return acc
+
+        def same_text(result: Any) -> str | None:
+            return None if result.content == expected else "merged text differs"
+
+        note = "acc = acc + AssistantMessageChunk(content=t)"
+        return [Case(w.CHUNK_BUILD, run, len(deltas), "chunk", note, check=same_text)]
+
+    def provider_streams(self) -> list[Case]:
+        """Each format's event dicts: ``decode_stream``, a ``ChunkAccumulator``, the message.
+
+        Beside them, the official SDKs' accumulators on the same dicts (run here, in
+        this process, timed in turns with chatschema's; they are not chatschema):
+        openai's ``ChatCompletionStreamState`` and anthropic's ``accumulate_event``,
+        each event built as the client builds it (``construct_type``), and again
+        with the event objects built beforehand.
+        """
+        from chatschema import ChunkAccumulator
+        from chatschema.providers import get_codec
+
+        deltas: list[str] = json.loads((self.inputs / "stream_deltas.json").read_bytes())
+        expected = "".join(deltas)
+        cases = []
+        events: dict[str, list[dict[str, Any]]] = {}
+        for fmt in w.STREAM_FORMATS:
+            events[fmt] = json.loads((self.inputs / f"events.{fmt}.json").read_bytes())
+            codec = get_codec(fmt)
+
+            def run(codec: Any = codec, stream: list[Any] = events[fmt]) -> Any:
+                acc = ChunkAccumulator()
+                for chunk in codec.decode_stream(stream):
+                    acc.add(chunk)
+                return acc.to_message()
+
+            def same_text(message: Any) -> str | None:
+                return None if message.text == expected else "accumulated text differs"
+
+            note = "decode_stream, ChunkAccumulator.add, to_message"
+            count = len(events[fmt])
+            cases.append(Case(w.provider_stream(fmt), run, count, "event", note, check=same_text))
+        return cases + sdk_stream_cases(events, expected)
+
     def find(self, workload: str) -> Case:
         """The case of one workload (for profiling)."""
         for _, group in self.groups():
@@ -368,6 +546,90 @@ class ChatschemaCases:
                 if case.workload == workload:
                     return case
         raise KeyError(workload)
+
+
+def sdk_stream_cases(events: dict[str, list[dict[str, Any]]], expected: str) -> list[Case]:
+    """The official SDKs' stream accumulators on the OpenAI Chat and Anthropic event dicts.
+
+    Each event is built as the client builds it (``_models.construct_type`` with the
+    stream's event type), then handed to the accumulator; the ``prebuilt`` cases
+    hand it event objects built beforehand. Neither imports chatschema.
+    """
+    from anthropic import _models as anthropic_models
+    from anthropic.lib.streaming._messages import accumulate_event
+    from anthropic.types import RawMessageStreamEvent
+    from openai import _models as openai_models
+    from openai.lib.streaming.chat import ChatCompletionStreamState
+    from openai.types.chat import ChatCompletionChunk
+
+    def openai_chunk(event: dict[str, Any]) -> Any:
+        return openai_models.construct_type(type_=ChatCompletionChunk, value=event)
+
+    def anthropic_event(event: dict[str, Any]) -> Any:
+        return anthropic_models.construct_type(type_=RawMessageStreamEvent, value=event)
+
+    def openai_run(stream: list[Any], build: Callable[[Any], Any] | None) -> Any:
+        state: Any = ChatCompletionStreamState()
+        for event in stream:
+            state.handle_chunk(build(event) if build else event)
+        return state.get_final_completion()
+
+    def anthropic_run(stream: list[Any], build: Callable[[Any], Any] | None) -> Any:
+        snapshot = None
+        buffers: dict[int, bytes] = {}
+        for event in stream:
+            snapshot = accumulate_event(
+                event=build(event) if build else event,
+                current_snapshot=snapshot,
+                json_bufs=buffers,
+            )
+        return snapshot
+
+    def openai_text(result: Any) -> str | None:
+        same = result.choices[0].message.content == expected
+        return None if same else "accumulated text differs"
+
+    def anthropic_text(result: Any) -> str | None:
+        same = "".join(block.text for block in result.content) == expected
+        return None if same else "accumulated text differs"
+
+    chat, messages = events["openai_chat"], events["anthropic"]
+    chat_objects = [openai_chunk(event) for event in chat]
+    message_objects = [anthropic_event(event) for event in messages]
+    return [
+        Case(
+            w.SDK_OPENAI,
+            lambda: openai_run(chat, openai_chunk),
+            len(chat),
+            "event",
+            "ChatCompletionStreamState.handle_chunk(construct_type(...))",
+            check=openai_text,
+        ),
+        Case(
+            w.SDK_OPENAI_PREBUILT,
+            lambda: openai_run(chat_objects, None),
+            len(chat),
+            "event",
+            "handle_chunk, ChatCompletionChunk objects built beforehand",
+            check=openai_text,
+        ),
+        Case(
+            w.SDK_ANTHROPIC,
+            lambda: anthropic_run(messages, anthropic_event),
+            len(messages),
+            "event",
+            "accumulate_event(event=construct_type(...))",
+            check=anthropic_text,
+        ),
+        Case(
+            w.SDK_ANTHROPIC_PREBUILT,
+            lambda: anthropic_run(message_objects, None),
+            len(messages),
+            "event",
+            "accumulate_event, event objects built beforehand",
+            check=anthropic_text,
+        ),
+    ]
 
 
 def chatschema_side() -> None:
@@ -388,7 +650,8 @@ def chatschema_side() -> None:
         side="chatschema",
         python=sys.version.split()[0],
         packages={
-            name: version(name) for name in ("chatschema", "pydantic", "pydantic-core", "orjson")
+            name: version(name)
+            for name in ("chatschema", "pydantic", "pydantic-core", "orjson", "openai", "anthropic")
         },
         gc=w.gc_state(options),
     )
@@ -407,8 +670,9 @@ def chatschema_side() -> None:
     report.write(arguments.out)
 
 
-INTERLEAVED = frozenset({"tool_args"})
-"""Groups whose cases are compared with each other (sizes): timed in turns."""
+INTERLEAVED = frozenset({"tool_args", "provider_streams"})
+"""Groups whose cases are compared with each other (sizes; chatschema and the SDKs in
+one process): timed in turns."""
 
 
 def run_case(report: w.SideReport, case: Case, options: w.Options) -> None:
@@ -726,7 +990,9 @@ class Target:
     label: str
     workload: str
     peer: str | None
-    """``langchain``, ``openhands``, ``floor``, or None for an absolute target."""
+    """``langchain``, ``openhands``, ``floor`` (orjson), ``chatschema`` (a reference
+    workload timed in chatschema's process: a bare walk, an official SDK; named by
+    ``peer_workload``), or None for an absolute target."""
     kind: str
     """``min_ratio`` (peer / chatschema at least), ``max_multiple`` (chatschema at most
     N times the peer), ``max_per_item`` (seconds per item at most), ``flat`` (per-item
@@ -816,7 +1082,7 @@ def targets(sizes: w.Sizes) -> list[Target]:
             w.ENCODE_OPENAI,
             "langchain",
             "min_ratio",
-            3,
+            4,
         ),
         Target(
             "encode Anthropic vs OpenHands to_chat_dict + LiteLLM",
@@ -861,6 +1127,8 @@ def targets(sizes: w.Sizes) -> list[Target]:
             f"tool args, accumulator linear ({flat})", "tool_args_accumulator", None, "flat", 1.5
         ),
         Target("trim_messages vs LangChain trim_messages", w.TRIM, "langchain", "min_ratio", 10),
+        *plain_targets(),
+        *stream_targets(),
         Target(
             "import chatschema vs import langchain_core.messages",
             "import",
@@ -868,6 +1136,76 @@ def targets(sizes: w.Sizes) -> list[Target]:
             "max_multiple",
             0.5,
             note="names load on first use: see the row 'import, then parse one message'",
+        ),
+    ]
+
+
+def plain_targets() -> list[Target]:
+    """The plain history's targets (issue 13)."""
+    found = [
+        Target(
+            f"plain: encode {fmt} (check on) vs its bare walk",
+            w.plain_encode(fmt),
+            "chatschema",
+            "max_multiple",
+            1.5,
+            peer_workload=w.plain_floor(fmt),
+            note=f"floor: bench/floors.py {fmt}(messages), equal output checked",
+        )
+        for fmt in w.STREAM_FORMATS
+    ]
+    chat = w.plain_encode("openai_chat")
+    return [
+        *found,
+        Target(
+            "plain: encode OpenAI vs LangChain convert_to_openai_messages",
+            chat,
+            "langchain",
+            "min_ratio",
+            1,
+        ),
+        Target("plain: encode OpenAI vs OpenHands to_chat_dict", chat, "openhands", "min_ratio", 1),
+        Target("plain: trim_messages vs LangChain", w.PLAIN_TRIM, "langchain", "min_ratio", 10),
+    ]
+
+
+def stream_targets() -> list[Target]:
+    """The provider streams' and chunk building's targets (issue 13)."""
+    found = [
+        Target(
+            f"{fmt} stream from event dicts, per event",
+            w.provider_stream(fmt),
+            None,
+            "max_per_item",
+            3e-6,
+            note="decode_stream + ChunkAccumulator + to_message",
+        )
+        for fmt in w.STREAM_FORMATS
+    ]
+    return [
+        *found,
+        Target(
+            "anthropic stream vs the SDK's accumulate_event (construction counted)",
+            w.provider_stream("anthropic"),
+            "chatschema",
+            "min_ratio",
+            3,
+            peer_workload=w.SDK_ANTHROPIC,
+        ),
+        Target(
+            "openai_chat stream vs the SDK's ChatCompletionStreamState",
+            w.provider_stream("openai_chat"),
+            "chatschema",
+            "min_ratio",
+            15,
+            peer_workload=w.SDK_OPENAI,
+        ),
+        Target(
+            "chunk building, acc + AssistantMessageChunk(...), vs LangChain",
+            w.CHUNK_BUILD,
+            "langchain",
+            "min_ratio",
+            6,
         ),
     ]
 
@@ -881,9 +1219,10 @@ def judge(results: Results, target: Target) -> Verdict:
         return Verdict(target, value, None if value is None else value >= target.threshold, shown)
     if target.kind == "max_multiple":
         assert target.peer is not None
-        ratio = results.ratio(target.peer, target.workload)
+        ratio = results.ratio(target.peer, target.workload, target.peer_workload)
         value = None if not ratio else 1 / ratio
-        shown = "n/a" if value is None else f"{value:.2f}x peer (need <= {target.threshold:g}x)"
+        what = "floor" if target.peer_workload else "peer"
+        shown = "n/a" if value is None else f"{value:.2f}x {what} (need <= {target.threshold:g}x)"
         return Verdict(target, value, None if value is None else value <= target.threshold, shown)
     if target.kind == "max_per_item":
         timing = results.timing("chatschema", target.workload)
@@ -933,9 +1272,52 @@ ROWS: list[tuple[str, str, str]] = [
     ("  same, gc off while timing", w.gc_off(w.ENCODE_ANTHROPIC), w.gc_off(w.ENCODE_ANTHROPIC)),
     ("  check=False (OH: to_chat_dict only)", w.ENCODE_ANTHROPIC_NOCHECK, w.ENCODE_CHAT_DICTS),
     ("trim_messages, last 8,000 approx. tokens", w.TRIM, w.TRIM),
+    ("plain history: parse", w.PLAIN_PARSE, w.PLAIN_PARSE),
+    *[
+        row
+        for fmt in w.STREAM_FORMATS
+        for row in (
+            (
+                f"plain: encode {fmt}"
+                + (" (LC: convert_to_openai_messages)" if fmt == "openai_chat" else ""),
+                w.plain_encode(fmt),
+                w.plain_encode(fmt) if fmt == "openai_chat" else "",
+            ),
+            (f"  floor: bare walk, floors.{fmt}", w.plain_floor(fmt), ""),
+        )
+    ],
+    ("plain: trim_messages, last 8,000 approx. tokens", w.PLAIN_TRIM, w.PLAIN_TRIM),
+    ("plain: agent loop, re-encode per request (total)", w.AGENT_LOOP, w.AGENT_LOOP),
     ("text chunks, total = total + chunk", w.STREAM_ADD, w.STREAM_ADD),
     ("text chunks, ChunkAccumulator (LC: n-ary +)", w.STREAM_ACCUMULATOR, w.STREAM_BATCH),
+    ("chunk building, acc = acc + Chunk(content=t)", w.CHUNK_BUILD, w.CHUNK_BUILD),
+    *[
+        row
+        for fmt in w.STREAM_FORMATS
+        for row in (
+            (f"{fmt} stream: event dicts -> message", w.provider_stream(fmt), ""),
+            *(
+                [
+                    ("  SDK: ChatCompletionStreamState, construct_type", w.SDK_OPENAI, ""),
+                    ("  SDK: same, ChatCompletionChunks built before", w.SDK_OPENAI_PREBUILT, ""),
+                ]
+                if fmt == "openai_chat"
+                else []
+            ),
+            *(
+                [
+                    ("  SDK: accumulate_event, construct_type", w.SDK_ANTHROPIC, ""),
+                    ("  SDK: same, events built before", w.SDK_ANTHROPIC_PREBUILT, ""),
+                ]
+                if fmt == "anthropic"
+                else []
+            ),
+        )
+    ],
 ]
+"""(label, chatschema's workload, the peers' workload). Rows named ``floor`` or
+``SDK`` are reference workloads timed in chatschema's process: their times are in the
+chatschema column, and the targets table gives chatschema's ratio to them."""
 
 LANGCHAIN_PROXIES = {
     w.ENCODE_ANTHROPIC: w.ENCODE_OPENAI,
@@ -1098,6 +1480,23 @@ def derived_notes(results: Results, workload: str) -> list[str]:
     if workload == w.ENCODE_OPENAI:
         floor = median("chatschema", w.ENCODE_FLOOR)
         notes += _below_floor(results, workload, floor, "a bare walk writing the Chat shape")
+    if workload.startswith("plain_encode_"):
+        fmt = workload.removeprefix("plain_encode_")
+        floor = median("chatschema", w.plain_floor(fmt))
+        if on is not None and floor:
+            notes.append(
+                f"bare walk `floors.{fmt}`: {human(floor)}; encode (check on) is "
+                f"{on / floor:.2f}x it"
+            )
+        notes += _below_floor(results, workload, floor, f"the bare walk floors.{fmt}")
+    if workload == w.provider_stream("anthropic"):
+        alone = results.timing("chatschema", w.SDK_ANTHROPIC_PREBUILT)
+        if alone:
+            per_event = statistics.median(alone["times"]) / alone["count"]
+            notes.append(
+                f"the SDK's accumulate_event alone (events built beforehand): "
+                f"{human(per_event)} per event"
+            )
     nocheck = {
         w.ENCODE_OPENAI: w.ENCODE_OPENAI_NOCHECK,
         w.ENCODE_ANTHROPIC: w.ENCODE_ANTHROPIC_NOCHECK,
@@ -1116,6 +1515,20 @@ def derived_notes(results: Results, workload: str) -> list[str]:
             f"{share(pydantic, mine)} of `import chatschema`"
         )
     return notes
+
+
+def plain_line(results: Results) -> str:
+    """The plain history's line of the inputs section."""
+    plain = results.manifest["plain"]
+    roles = ", ".join(f"{n:,} {r}" for r, n in plain["roles"].items())
+    size = results.manifest["bytes"]["plain.chatschema.json"] / 1e6
+    return (
+        f"- Plain history (`bench/plain_history.py`): {results.sizes.plain_messages:,} "
+        f"messages ({roles}); {plain['tool_calls']:,} tool calls, {plain['images']} "
+        f"images by URL, no reasoning; chatschema JSON {size:.1f} MB. Agent loop: its first "
+        f"{results.sizes.loop_messages:,} messages, {plain['loop_requests']:,} requests, "
+        f"{plain['loop_encoded']:,} messages encoded in all."
+    )
 
 
 def render(results: Results, verdicts: list[Verdict], command: str) -> str:
@@ -1175,6 +1588,12 @@ def render(results: Results, verdicts: list[Verdict], command: str) -> str:
         f"chatschema {manifest['bytes']['history.chatschema.json'] / 1e6:.1f} MB, "
         f"LangChain {manifest['bytes']['history.langchain.json'] / 1e6:.1f} MB, "
         f"OpenHands {manifest['bytes']['history.openhands.json'] / 1e6:.1f} MB.",
+        plain_line(results),
+        f"- Provider streams: {results.sizes.stream_events:,} text deltas of 1 to 10 "
+        "characters (some non-ASCII) as each format's event dicts, cut from the recorded "
+        "streams in tests/payloads ("
+        + ", ".join(f"{fmt} {n:,} events" for fmt, n in manifest["stream_events"].items())
+        + ").",
         f"- Streams: {results.sizes.text_chunks:,} text deltas; one tool call whose "
         f"arguments arrive in "
         + ", ".join(f"{n:,}" for n in results.sizes.tool_fragments)

@@ -45,6 +45,34 @@ STREAM_ACCUMULATOR = "stream_text_accumulator"
 STREAM_BATCH = "stream_text_batch"
 TRIM = "trim"
 
+# The plain agent history (``plain_history.py``): the common case.
+PLAIN_PARSE = "plain_parse"
+PLAIN_TRIM = "plain_trim"
+AGENT_LOOP = "agent_loop"
+CHUNK_BUILD = "chunk_build_add"
+"""``acc = acc + AssistantMessageChunk(content=t)``, the chunk built inside the loop."""
+STREAM_FORMATS = ("openai_chat", "openai_responses", "anthropic", "gemini")
+"""The four wire formats, by their codec's module name."""
+SDK_OPENAI = "sdk_openai_chat_stream"
+SDK_OPENAI_PREBUILT = "sdk_openai_chat_stream_prebuilt"
+SDK_ANTHROPIC = "sdk_anthropic_stream"
+SDK_ANTHROPIC_PREBUILT = "sdk_anthropic_stream_prebuilt"
+
+
+def plain_encode(fmt: str) -> str:
+    """Id of encoding the plain history for one format (check on)."""
+    return f"plain_encode_{fmt}"
+
+
+def plain_floor(fmt: str) -> str:
+    """Id of the bare walk writing one format's request from the plain history."""
+    return f"plain_floor_{fmt}"
+
+
+def provider_stream(fmt: str) -> str:
+    """Id of decoding one format's event dicts and accumulating the chunks."""
+    return f"provider_stream_{fmt}"
+
 
 def gc_off(workload: str) -> str:
     """Id of a workload timed again with the cyclic collector disabled."""
@@ -82,10 +110,23 @@ class Sizes:
     text_chunks: int
     tool_fragments: tuple[int, ...]
     fragment_chars: int = 8
+    plain_messages: int = 10_000
+    """The plain agent history (``plain_history.py``)."""
+    stream_events: int = 5_000
+    """Text deltas per provider stream (event dicts)."""
+    loop_messages: int = 2_000
+    """The agent loop: the first messages of the plain history, re-encoded as it grows."""
 
 
 FULL = Sizes(messages=10_000, text_chunks=20_000, tool_fragments=(1_000, 2_000, 4_000, 8_000))
-QUICK = Sizes(messages=400, text_chunks=2_000, tool_fragments=(100, 200, 400, 800))
+QUICK = Sizes(
+    messages=400,
+    text_chunks=2_000,
+    tool_fragments=(100, 200, 400, 800),
+    plain_messages=400,
+    stream_events=500,
+    loop_messages=200,
+)
 
 MODEL = "claude-sonnet-4-5"
 """The model that "produced" the assistant turns (its reasoning carries signatures)."""
@@ -472,6 +513,126 @@ def tool_arguments(fragments: int, fragment_chars: int, seed: int = 11) -> str:
     return arguments
 
 
+def event_deltas(count: int, seed: int = 13) -> list[str]:
+    """Streamed text deltas of 1 to 10 characters, some of them non-ASCII."""
+    rng = random.Random(seed)
+    deltas = []
+    for _ in range(count):
+        text = rng.choice(("", " ", " ")) + rng.choice(_WORDS)
+        if rng.random() < 0.08:
+            text = rng.choice(_ACCENTED) + rng.choice(("", " ", "🍁", "日本"))
+        text += rng.choice(("", "", " ", ",", "."))
+        deltas.append(text[: rng.randint(1, 10)])
+    return deltas
+
+
+PAYLOADS = Path(__file__).resolve().parent.parent / "tests" / "payloads"
+"""Recorded provider streams: the envelopes the benchmark's event lists are cut from."""
+
+
+def _recorded(name: str) -> Any:
+    data = json.loads((PAYLOADS / name).read_text())
+    return data["events"] if isinstance(data, dict) else data
+
+
+def _with(template: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    event = json.loads(json.dumps(template))  # a deep copy
+    event.update(changes)
+    return event
+
+
+def openai_chat_events(deltas: Sequence[str]) -> list[dict[str, Any]]:
+    """OpenAI Chat ``chat.completion.chunk`` dicts, one per delta.
+
+    Cut from ``openai_chat/stream_text_usage.json``: its role chunk, one text chunk
+    per delta, its finish chunk and its usage chunk.
+    """
+    recorded = _recorded("openai_chat/stream_text_usage.json")
+    first, text, finish, usage = recorded[0], recorded[1], recorded[-2], recorded[-1]
+    events = [_with(first)]
+    for delta in deltas:
+        event = _with(text)
+        event["choices"][0]["delta"]["content"] = delta
+        events.append(event)
+    return [*events, _with(finish), _with(usage)]
+
+
+def anthropic_events(deltas: Sequence[str]) -> list[dict[str, Any]]:
+    """Anthropic Messages API events, one ``text_delta`` per delta.
+
+    Cut from ``anthropic/stream_text.json`` (its ``ping`` dropped).
+    """
+    recorded = [e for e in _recorded("anthropic/stream_text.json") if e["type"] != "ping"]
+    start = [e for e in recorded if e["type"] in ("message_start", "content_block_start")]
+    text = next(e for e in recorded if e["type"] == "content_block_delta")
+    end = [e for e in recorded if e["type"] in ("content_block_stop", "message_delta")]
+    end += [e for e in recorded if e["type"] == "message_stop"]
+    events = [_with(e) for e in start]
+    for delta in deltas:
+        events.append(_with(text, delta={"type": "text_delta", "text": delta}))
+    return [*events, *(_with(e) for e in end)]
+
+
+def gemini_events(deltas: Sequence[str]) -> list[dict[str, Any]]:
+    """Gemini ``GenerateContentResponse`` dicts, one per delta.
+
+    Cut from ``gemini/stream_text_usage.json``: usage metadata on every event, the
+    finish reason on the last.
+    """
+    recorded = _recorded("gemini/stream_text_usage.json")
+    events = []
+    for position, delta in enumerate(deltas):
+        event = _with(recorded[-1] if position == len(deltas) - 1 else recorded[0])
+        event["candidates"][0]["content"]["parts"] = [{"text": delta}]
+        events.append(event)
+    return events
+
+
+def openai_responses_events(deltas: Sequence[str]) -> list[dict[str, Any]]:
+    """OpenAI Responses events for one message item, one ``output_text.delta`` per delta.
+
+    Cut from the message item of ``openai_responses/stream_reasoning_haiku.json``
+    (its reasoning item left out): created, in progress, item and part added, the
+    deltas, the done events with the whole text, completed.
+    """
+    recorded = _recorded("openai_responses/stream_reasoning_haiku.json")
+    by_type: dict[str, dict[str, Any]] = {}
+    for event in recorded:
+        if event.get("output_index", 1) == 1:  # the message item and the response
+            by_type.setdefault(event["type"], event)
+    text = "".join(deltas)
+    done_part = {"type": "output_text", "annotations": [], "logprobs": [], "text": text}
+    item = _with(by_type["response.output_item.done"]["item"], content=[done_part])
+    completed = _with(by_type["response.completed"])
+    completed["response"]["output"] = [item]
+    events = [
+        _with(by_type["response.created"]),
+        _with(by_type["response.in_progress"]),
+        _with(by_type["response.output_item.added"], output_index=0),
+        _with(by_type["response.content_part.added"], output_index=0),
+        *(
+            _with(by_type["response.output_text.delta"], output_index=0, delta=delta)
+            for delta in deltas
+        ),
+        _with(by_type["response.output_text.done"], output_index=0, text=text),
+        _with(by_type["response.content_part.done"], output_index=0, part=done_part),
+        _with(by_type["response.output_item.done"], output_index=0, item=item),
+        completed,
+    ]
+    for number, event in enumerate(events):
+        event["sequence_number"] = number
+    return events
+
+
+STREAM_EVENTS: dict[str, Callable[[Sequence[str]], list[dict[str, Any]]]] = {
+    "openai_chat": openai_chat_events,
+    "openai_responses": openai_responses_events,
+    "anthropic": anthropic_events,
+    "gemini": gemini_events,
+}
+"""How each format's event list is built from the deltas."""
+
+
 def split(text: str, size: int) -> list[str]:
     """``text`` in pieces of ``size`` characters (the last may be shorter)."""
     return [text[i : i + size] for i in range(0, len(text), size)]
@@ -494,6 +655,11 @@ def write_inputs(directory: Path, sizes: Sizes) -> dict[str, Any]:
         "history.openhands.json": to_openhands(history),
         "stream_text.json": text_deltas(sizes.text_chunks),
     }
+    files.update(plain_inputs(sizes))
+    deltas = event_deltas(sizes.stream_events)
+    files["stream_deltas.json"] = deltas
+    for fmt, build in STREAM_EVENTS.items():
+        files[f"events.{fmt}.json"] = build(deltas)
     for fragments in sizes.tool_fragments:
         arguments = tool_arguments(fragments, sizes.fragment_chars)
         files[f"tool_args_{fragments}.json"] = split(arguments, sizes.fragment_chars)
@@ -526,9 +692,49 @@ def write_inputs(directory: Path, sizes: Sizes) -> dict[str, Any]:
         ),
         "trim_max_tokens": TRIM_MAX_TOKENS,
         "model": MODEL,
+        "plain": _plain_manifest(files["plain.chatschema.json"], files["plain_loop_points.json"]),
+        "stream_events": {fmt: len(files[f"events.{fmt}.json"]) for fmt in STREAM_EVENTS},
     }
     (directory / "manifest.json").write_text(json.dumps(manifest, indent=2))
     return manifest
+
+
+def _plain_manifest(plain: list[dict[str, Any]], points: list[bool]) -> dict[str, Any]:
+    roles: dict[str, int] = {}
+    for message in plain:
+        roles[message["role"]] = roles.get(message["role"], 0) + 1
+    return {
+        "roles": roles,
+        "tool_calls": sum(len(m.get("tool_calls", [])) for m in plain),
+        "images": sum(not isinstance(m["content"], str) for m in plain),
+        "loop_requests": sum(points),
+        "loop_encoded": sum(position + 1 for position, call in enumerate(points) if call),
+    }
+
+
+def plain_inputs(sizes: Sizes) -> dict[str, Any]:
+    """The plain history's input files: each system's form, and the agent loop's points.
+
+    ``plain_history.py`` and ``agent_loop.py`` (standard library only) are imported
+    here, by the orchestrator, not by the sides' scripts.
+    """
+    from agent_loop import langchain_dicts, request_points
+    from plain_history import build_plain_history
+
+    plain = build_plain_history(sizes.plain_messages)
+    # OpenHands always names a tool result (``to_chat_dict`` asserts a name when
+    # there is a tool_call_id): the name of the call it answers.
+    names = {call["id"]: call["name"] for m in plain for call in m.get("tool_calls", [])}
+    openhands = to_openhands(plain)
+    for item, message in zip(openhands, plain, strict=True):
+        if message["role"] == "tool":
+            item["name"] = names[message["tool_call_id"]]
+    return {
+        "plain.chatschema.json": plain,
+        "plain.langchain.json": langchain_dicts(plain),
+        "plain.openhands.json": openhands,
+        "plain_loop_points.json": request_points(plain[: sizes.loop_messages]),
+    }
 
 
 def read_inputs(directory: Path) -> tuple[dict[str, Any], Sizes]:
@@ -540,6 +746,9 @@ def read_inputs(directory: Path) -> tuple[dict[str, Any], Sizes]:
         text_chunks=raw["text_chunks"],
         tool_fragments=tuple(raw["tool_fragments"]),
         fragment_chars=raw["fragment_chars"],
+        plain_messages=raw["plain_messages"],
+        stream_events=raw["stream_events"],
+        loop_messages=raw["loop_messages"],
     )
     return manifest, sizes
 

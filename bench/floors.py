@@ -1,0 +1,242 @@
+"""Bare walks: the least any encoder from these models to each wire format must do.
+
+One function per format, ``(messages: list[Message]) -> Any``: it writes the exact
+request shape the codec writes for the plain history (``plain_history.py``): the
+same dicts, keys and values, so that the codec's output compares equal. No
+options, no structural check, no provider extras, no content-shape rules, no
+reasoning. Not usable encoders: floors that show how fast one could be in Python.
+Standard library and chatschema's models only.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from chatschema_models.message import Message
+
+_dumps = json.JSONEncoder(ensure_ascii=False).encode
+"""``json.dumps(value, ensure_ascii=False)`` with one kept encoder (as the codecs write)."""
+
+
+def anthropic(messages: list[Message]) -> Any:
+    """The Messages API request (``system``, ``messages``) for a plain history.
+
+    Leading system messages become ``system``; consecutive messages of one role
+    form one turn (tool results first in their user turn), a turn of one message
+    with string content keeps the string; assistant text and ``tool_use`` blocks,
+    ``tool_result`` blocks with string content, images by URL.
+    """
+    start = 0
+    system: list[str] = []
+    while start < len(messages) and messages[start].role == "system":
+        content = messages[start].content
+        system.append(content if isinstance(content, str) else "")
+        start += 1
+    out: list[dict[str, Any]] = []
+    turn_role = ""
+    first: list[dict[str, Any]] = []  # tool results of the open turn
+    rest: list[dict[str, Any]] = []  # its other blocks
+    single: Any = None  # the open turn's one message, while it has one
+    message: Any  # (read by role, not narrowed by class)
+
+    def close() -> None:
+        if single is not None and isinstance(single.content, str):
+            out.append({"role": turn_role, "content": single.content})
+        elif turn_role:
+            out.append({"role": turn_role, "content": first + rest})
+
+    for message in messages[start:]:
+        role = "assistant" if message.role == "assistant" else "user"
+        if role != turn_role:
+            close()
+            turn_role, first, rest, single = role, [], [], message
+        else:
+            single = None
+        content = message.content
+        if message.role == "tool":
+            result: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.tool_call_id}
+            if content:
+                result["content"] = content
+            first.append(result)
+            single = None
+            continue
+        if isinstance(content, str):
+            if content:
+                rest.append({"type": "text", "text": content})
+        else:
+            for block in content:
+                if block.type == "text":
+                    rest.append({"type": "text", "text": block.text})
+                elif block.type == "image":
+                    source = {"type": "url", "url": block.url}
+                    rest.append({"type": "image", "source": source})
+        if role == "assistant":
+            if message.tool_calls:
+                single = None
+            for call in message.tool_calls:
+                rest.append(
+                    {"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments}
+                )
+    close()
+    payload: dict[str, Any] = {}
+    if system:
+        payload["system"] = system[0] if len(system) == 1 else "\n".join(system)
+    payload["messages"] = out
+    return payload
+
+
+def gemini(messages: list[Message]) -> Any:
+    """The generateContent request (``system_instruction``, ``contents``) for a plain history.
+
+    Leading system messages become ``system_instruction``; each message one content
+    (``model`` for the assistant), text parts, ``function_call`` parts with their
+    id, ``function_response`` parts named after their call (consecutive tool
+    results share one user content), images by URL as ``file_data``.
+    """
+    start = 0
+    system: list[dict[str, Any]] = []
+    while start < len(messages) and messages[start].role == "system":
+        content = messages[start].content
+        if isinstance(content, str):
+            system.append({"text": content})
+        start += 1
+    names: dict[str, str] = {}
+    contents: list[dict[str, Any]] = []
+    message: Any  # (read by role, not narrowed by class)
+    previous = ""
+    for message in messages[start:]:
+        role = message.role
+        content = message.content
+        if role == "tool":
+            response = {
+                "name": names.get(message.tool_call_id, ""),
+                "id": message.tool_call_id,
+                "response": {"output": content},
+            }
+            part = {"function_response": response}
+            if previous == "tool":
+                contents[-1]["parts"].append(part)
+            else:
+                contents.append({"role": "user", "parts": [part]})
+            previous = role
+            continue
+        parts: list[dict[str, Any]] = []
+        if isinstance(content, str):
+            if content:
+                parts.append({"text": content})
+        else:
+            for block in content:
+                if block.type == "text":
+                    parts.append({"text": block.text})
+                elif block.type == "image":
+                    parts.append({"file_data": {"file_uri": block.url}})
+        if role == "assistant":
+            for call in message.tool_calls:
+                names[call.id] = call.name
+                parts.append(
+                    {"function_call": {"name": call.name, "args": call.arguments, "id": call.id}}
+                )
+        contents.append({"role": "model" if role == "assistant" else "user", "parts": parts})
+        previous = role
+    payload: dict[str, Any] = {}
+    if system:
+        payload["system_instruction"] = {"parts": system}
+    payload["contents"] = contents
+    return payload
+
+
+def openai_chat(messages: list[Message]) -> Any:
+    """The Chat Completions request (``messages``) for a plain history.
+
+    One wire dict per message, string content as it is, text and ``image_url``
+    parts, tool calls with their arguments written as JSON text, tool results.
+    """
+    dumps = _dumps
+    out: list[dict[str, Any]] = []
+    message: Any  # read by role, as the codecs do
+    for message in messages:
+        role = message.role
+        wire: dict[str, Any] = {"role": role}
+        if role == "tool":
+            wire["tool_call_id"] = message.tool_call_id
+        content = message.content
+        if isinstance(content, str):
+            wire["content"] = content
+        else:
+            parts: list[dict[str, Any]] = []
+            for block in content:
+                if block.type == "text":
+                    parts.append({"type": "text", "text": block.text})
+                elif block.type == "image":
+                    url = block.url or f"data:{block.mime_type};base64,{block.base64}"
+                    parts.append({"type": "image_url", "image_url": {"url": url}})
+            wire["content"] = parts
+        if role == "assistant" and message.tool_calls:
+            wire["tool_calls"] = [
+                {
+                    "id": call.id,
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": dumps(call.arguments)},
+                }
+                for call in message.tool_calls
+            ]
+        out.append(wire)
+    return {"messages": out}
+
+
+def openai_responses(messages: list[Message]) -> Any:
+    """The Responses request (``instructions``, ``input``) for a plain history.
+
+    Leading system messages become ``instructions``; then input messages (string
+    content, or ``input_text`` / ``input_image`` parts), an assistant's text as a
+    message item followed by one ``function_call`` item per tool call (arguments as
+    JSON text), tool results as ``function_call_output`` items.
+    """
+    dumps = _dumps
+    start = 0
+    instructions: list[str] = []
+    while start < len(messages) and messages[start].role == "system":
+        content = messages[start].content
+        instructions.append(content if isinstance(content, str) else "")
+        start += 1
+    items: list[dict[str, Any]] = []
+    append = items.append
+    message: Any  # read by role, as the codecs do
+    for message in messages[start:]:
+        role = message.role
+        content = message.content
+        if role == "tool":
+            append(
+                {"type": "function_call_output", "call_id": message.tool_call_id, "output": content}
+            )
+            continue
+        if role == "assistant":
+            if content or not message.tool_calls:
+                append({"role": "assistant", "content": content})
+            for call in message.tool_calls:
+                append(
+                    {
+                        "type": "function_call",
+                        "call_id": call.id,
+                        "name": call.name,
+                        "arguments": dumps(call.arguments),
+                    }
+                )
+            continue
+        if isinstance(content, str):
+            append({"role": role, "content": content})
+            continue
+        parts: list[dict[str, Any]] = []
+        for block in content:
+            if block.type == "text":
+                parts.append({"type": "input_text", "text": block.text})
+            elif block.type == "image":
+                url = block.url or f"data:{block.mime_type};base64,{block.base64}"
+                parts.append({"type": "input_image", "image_url": url, "detail": "auto"})
+        append({"role": role, "content": parts})
+    payload: dict[str, Any] = {}
+    if instructions:
+        payload["instructions"] = "\n".join(instructions)
+    payload["input"] = items
+    return payload
