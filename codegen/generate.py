@@ -21,8 +21,9 @@ Steps:
    public name, ``py.typed``, a copy of the schemas for run-time validation) and the
    bundled single-file schema ``chatschema.schema.json``.
 
-The TypeScript declarations (``generated/typescript``) come from the bundle, written
-by ``codegen/typescript.mjs`` (``make generate`` runs both; each has its own ``--check``).
+The npm package ``generated/typescript`` (TypeScript declarations, the schemas,
+precompiled validators) comes from the bundle, written by ``codegen/typescript.mjs``
+(``make generate`` runs both; each has its own ``--check``).
 """
 
 from __future__ import annotations

@@ -1,9 +1,12 @@
 #!/usr/bin/env node
-// Generate generated/typescript/chatschema.d.ts from the bundled schema.
+// Generate generated/typescript/: the npm package `chatschema` (TypeScript declarations,
+// the JSON Schemas, precompiled validators; codegen/npm/package.mjs renders the rest).
 //
-//     node codegen/typescript.mjs           # write the declarations
-//     node codegen/typescript.mjs --check   # exit 1 with a short diff when the file is stale
-//     ... --output FILE                     # another target (tests use it)
+//     node codegen/typescript.mjs           # write the package (and delete stray files)
+//     node codegen/typescript.mjs --check   # exit 1 with a short diff when a file is stale,
+//                                           # missing or not generated
+//     ... --outdir DIR                      # the package in another directory (tests use it)
+//     ... --output FILE                     # only the declarations, to FILE (tests use it)
 //
 // Input: generated/chatschema.schema.json (written by codegen/generate.py: every
 // definition once under $defs, every $ref of the form #/$defs/Name).
@@ -36,14 +39,16 @@
 // itself is pinned by the lockfile), no timestamps. A check at the end refuses
 // duplicate or numbered declarations.
 
-import {mkdir, readFile, writeFile} from "node:fs/promises";
+import {mkdir, readdir, readFile, rm, writeFile} from "node:fs/promises";
 import {dirname, join, relative, resolve} from "node:path";
 import {fileURLToPath} from "node:url";
 import {compile} from "json-schema-to-typescript";
+import {renderPackage} from "./npm/package.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const BUNDLE = join(ROOT, "generated", "chatschema.schema.json");
-const OUTPUT = join(ROOT, "generated", "typescript", "chatschema.d.ts");
+const OUTDIR = join(ROOT, "generated", "typescript");
+const DECLARATIONS = "chatschema.d.ts";
 
 const BANNER = `/**
  * chatschema v1: TypeScript declarations of every type in the JSON Schemas.
@@ -208,40 +213,109 @@ function shortDiff(expected, actual) {
   return `${differing.length} line(s) differ (- on disk, + expected); the first:\n${shown.join("\n")}`;
 }
 
+/** Every file below `dir` (relative, `/`-separated); none when it does not exist. */
+async function listFiles(dir, prefix = "") {
+  let entries;
+  try {
+    entries = await readdir(dir, {withFileTypes: true});
+  } catch {
+    return [];
+  }
+  const files = [];
+  for (const entry of entries) {
+    const name = `${prefix}${entry.name}`;
+    if (entry.isDirectory()) files.push(...(await listFiles(join(dir, entry.name), `${name}/`)));
+    else files.push(name);
+  }
+  return files.sort();
+}
+
+async function readOr(path, fallback) {
+  try {
+    return await readFile(path, "utf8");
+  } catch {
+    return fallback;
+  }
+}
+
+/** `files` ({relative path: text}) against `dir`: a list of what differs, empty if nothing. */
+async function compare(files, dir) {
+  const problems = [];
+  const target = relative(ROOT, resolve(dir)) || ".";
+  for (const [name, text] of Object.entries(files)) {
+    const current = await readOr(join(dir, name), null);
+    if (current === null) problems.push(`${target}/${name} is missing`);
+    else if (current !== text) {
+      problems.push(`${target}/${name} is stale; ${shortDiff(text, current)}`);
+    }
+  }
+  for (const name of await listFiles(dir)) {
+    if (!(name in files)) problems.push(`${target}/${name} is not generated (edited by hand?)`);
+  }
+  return problems;
+}
+
 async function main(argv) {
   let check = false;
-  let output = OUTPUT;
+  let output = null;
+  let outdir = OUTDIR;
   for (let i = 0; i < argv.length; i += 1) {
     if (argv[i] === "--check") check = true;
     else if (argv[i] === "--output" && i + 1 < argv.length) output = argv[++i];
+    else if (argv[i] === "--outdir" && i + 1 < argv.length) outdir = argv[++i];
     else {
       console.error(
-        `usage: node codegen/typescript.mjs [--check] [--output FILE] (unknown: ${argv[i]})`,
+        "usage: node codegen/typescript.mjs [--check] [--outdir DIR | --output FILE] " +
+          `(unknown: ${argv[i]})`,
       );
       return 2;
     }
   }
-  const bundle = JSON.parse(await readFile(BUNDLE, "utf8"));
-  const text = await render(bundle);
-  const target = relative(ROOT, resolve(output));
-  if (check) {
-    let current = null;
-    try {
-      current = await readFile(output, "utf8");
-    } catch {
-      console.error(`${target} is missing: run \`make generate\``);
-      return 1;
+  const bundleText = await readFile(BUNDLE, "utf8");
+  const declarations = await render(JSON.parse(bundleText));
+  if (output !== null) {
+    // Only the declarations, to one file.
+    const target = relative(ROOT, resolve(output));
+    if (check) {
+      const current = await readOr(output, null);
+      if (current === null) {
+        console.error(`${target} is missing: run \`make generate\``);
+        return 1;
+      }
+      if (current !== declarations) {
+        console.error(
+          `${target} is stale: run \`make generate\`\n${shortDiff(declarations, current)}`,
+        );
+        return 1;
+      }
+      console.log(`${target} is up to date`);
+      return 0;
     }
-    if (current !== text) {
-      console.error(`${target} is stale: run \`make generate\`\n${shortDiff(text, current)}`);
-      return 1;
-    }
-    console.log(`${target} is up to date`);
+    await mkdir(dirname(resolve(output)), {recursive: true});
+    await writeFile(output, declarations, "utf8");
+    console.log(`wrote ${target}`);
     return 0;
   }
-  await mkdir(dirname(resolve(output)), {recursive: true});
-  await writeFile(output, text, "utf8");
-  console.log(`wrote ${target}`);
+  const files = renderPackage({root: ROOT, bundleText, declarations});
+  const target = relative(ROOT, resolve(outdir));
+  if (check) {
+    const problems = await compare(files, outdir);
+    if (problems.length) {
+      console.error(`${problems.join("\n")}\nrun \`make generate\``);
+      return 1;
+    }
+    console.log(`${target}/ is up to date (${Object.keys(files).length} files)`);
+    return 0;
+  }
+  for (const name of await listFiles(outdir)) {
+    if (!(name in files)) await rm(join(outdir, name));
+  }
+  for (const [name, text] of Object.entries(files)) {
+    const path = join(outdir, name);
+    await mkdir(dirname(path), {recursive: true});
+    if ((await readOr(path, null)) !== text) await writeFile(path, text, "utf8");
+  }
+  console.log(`wrote ${target}/ (${Object.keys(files).length} files)`);
   return 0;
 }
 

@@ -30,24 +30,16 @@
 // - `verbose: true`, only so that errors carry their schema and data, which the
 //   normalization to chatschema's conventions needs; verdicts do not depend on it.
 //
-// Normalization (the Python side: src/chatschema/validation.py, README "Errors"):
-// - pointer = ajv's instancePath (already RFC 6901), keyword = ajv's keyword;
-// - `required`, `dependentRequired`: pointer to the missing property;
-// - `additionalProperties`: pointer to the unexpected key;
-// - discriminator (ajv reports `discriminator` on the union): a missing tag is
-//   `required` at /tag, an unknown tag (or one that is not a string) `discriminator`
-//   at /tag;
-// - `oneOf` / `anyOf` without discriminator: branches made only of `required` collapse
-//   to one `anyOf` at the object; the branches whose own `type` does not fit are
-//   dropped, and when none fits, one `type` error at the value; the union's own error
-//   is dropped (its fitting branches' errors say what is wrong);
-// - (pointer, keyword) pairs are deduplicated.
+// Normalization to chatschema's conventions: `normalize()` of codegen/npm/runtime.mjs,
+// the code the npm package ships (generated/typescript/runtime.js); its header lists
+// the rules.
 
 import {readFileSync, readdirSync, writeFileSync} from "node:fs";
 import {dirname, join} from "node:path";
 import {fileURLToPath} from "node:url";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
+import {normalize} from "../../codegen/npm/runtime.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const SCHEMA_FILES = ["content", "tool", "usage", "message", "chunk", "conversation"];
@@ -85,93 +77,12 @@ export function makeAjv(schemas, options = AJV_OPTIONS, withFormats = false) {
   return ajv;
 }
 
-// ----------------------------------------------------------------------------- errors
-
-function escape(name) {
-  return String(name).replaceAll("~", "~0").replaceAll("/", "~1");
-}
-
 function isObject(value) {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 function isRequiredOnly(branch) {
   return isObject(branch) && Object.keys(branch).join() === "required";
-}
-
-/** ajv's errors -> [{pointer, keyword}] in chatschema's conventions. */
-export function normalize(errors) {
-  const dropped = new Set();
-  const extra = new Map(); // index of a union error -> what it becomes
-  errors.forEach((error, index) => {
-    if ((error.keyword !== "oneOf" && error.keyword !== "anyOf") || !Array.isArray(error.schema)) {
-      return;
-    }
-    dropped.add(index);
-    const here = error.instancePath;
-    const branch = new RegExp(
-      `^${error.schemaPath.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/(\\d+)/(\\w+)$`,
-    );
-    const wrongType = new Set();
-    const required = [];
-    errors.forEach((other, position) => {
-      if (other.instancePath !== here) return;
-      const match = branch.exec(other.schemaPath);
-      if (!match) return;
-      if (match[2] === "type") {
-        wrongType.add(match[1]);
-        dropped.add(position);
-      } else if (match[2] === "required") {
-        required.push(position);
-      }
-    });
-    if (error.schema.every(isRequiredOnly)) {
-      required.forEach((position) => dropped.add(position));
-      extra.set(index, [{pointer: here, keyword: "anyOf"}]);
-    } else if (wrongType.size === error.schema.length) {
-      extra.set(index, [{pointer: here, keyword: "type"}]);
-    }
-  });
-  const problems = [];
-  errors.forEach((error, index) => {
-    if (extra.has(index)) problems.push(...extra.get(index));
-    if (dropped.has(index)) return;
-    const here = error.instancePath;
-    const params = error.params ?? {};
-    switch (error.keyword) {
-      case "required":
-      case "dependentRequired":
-        problems.push({
-          pointer: `${here}/${escape(params.missingProperty)}`,
-          keyword: error.keyword,
-        });
-        break;
-      case "additionalProperties":
-        problems.push({
-          pointer: `${here}/${escape(params.additionalProperty)}`,
-          keyword: error.keyword,
-        });
-        break;
-      case "discriminator": {
-        const present = isObject(error.data) && params.tag in error.data;
-        if (!isObject(error.data)) break; // the union's `type: object` reports it
-        problems.push({
-          pointer: `${here}/${escape(params.tag)}`,
-          keyword: present ? "discriminator" : "required",
-        });
-        break;
-      }
-      default:
-        problems.push({pointer: here, keyword: error.keyword});
-    }
-  });
-  const seen = new Set();
-  return problems.filter(({pointer, keyword}) => {
-    const key = `${pointer}\u0000${keyword}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
 }
 
 // ----------------------------------------------------------------------------- fixtures
