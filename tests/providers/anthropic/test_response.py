@@ -10,8 +10,12 @@ import pytest
 from anthropic.types import Message as SDKMessage
 
 from chatschema import (
+    AssistantMessage,
     ChatSchemaError,
     ConversionError,
+    ServerToolCallBlock,
+    ServerToolResultBlock,
+    TextBlock,
     ToolMessage,
     UserMessage,
     to_dict,
@@ -318,3 +322,164 @@ def test_odd_response_values_never_escape_as_python_errors() -> None:
         except ChatSchemaError:
             refused += 1
     assert refused > 20
+
+
+# ------------------------------------- server tools go back to Anthropic, any name
+
+
+def _beta_block_params() -> Any:
+    """The SDK's beta request block types (2.13 ``BetaContentBlockParam``), strict."""
+    from anthropic.types.beta import BetaContentBlockParam
+    from pydantic import ConfigDict, TypeAdapter
+
+    return TypeAdapter(BetaContentBlockParam, config=ConfigDict(extra="forbid", strict=True))
+
+
+def _advisor_response() -> Any:
+    """A reply with Anthropic's ``advisor`` server tool, as the SDK's beta types give it
+    (2.13: ``BetaMessage`` with ``BetaServerToolUseBlock`` name ``advisor`` and
+    ``BetaAdvisorToolResultBlock`` of each content kind: ``BetaAdvisorResultBlock``,
+    ``BetaAdvisorRedactedResultBlock``, ``BetaAdvisorToolResultErrorObject``)."""
+    from anthropic.types.beta import BetaMessage
+
+    def call(call_id: str) -> dict[str, Any]:
+        return {"type": "server_tool_use", "id": call_id, "name": "advisor", "input": {}}
+
+    def answer(call_id: str, content: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "advisor_tool_result", "tool_use_id": call_id, "content": content}
+
+    return BetaMessage.model_validate(
+        {
+            "id": "msg_01Adv",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-6",
+            "content": [
+                {"type": "text", "text": "Let me ask the advisor."},
+                call("srvtoolu_01A"),
+                answer(
+                    "srvtoolu_01A",
+                    {
+                        "type": "advisor_result",
+                        "text": "Check the base case.",
+                        "stop_reason": "end_turn",
+                    },
+                ),
+                call("srvtoolu_01B"),
+                answer(
+                    "srvtoolu_01B",
+                    {"type": "advisor_redacted_result", "encrypted_content": "EqQBCkYI..."},
+                ),
+                call("srvtoolu_01C"),
+                answer(
+                    "srvtoolu_01C",
+                    {"type": "advisor_tool_result_error", "error_code": "overloaded"},
+                ),
+                {"type": "text", "text": "Done."},
+            ],
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 10, "output_tokens": 20},
+        }
+    )
+
+
+@pytest.mark.parametrize("form", ["sdk", "json"])
+def test_advisor_server_tool_goes_back_to_anthropic(form: str) -> None:
+    response = _advisor_response()
+    payload = response if form == "sdk" else response.to_dict()
+    reply = codec.decode_response(payload)
+    assert isinstance(reply.content, list)
+    calls = [block for block in reply.content if isinstance(block, ServerToolCallBlock)]
+    results = [block for block in reply.content if isinstance(block, ServerToolResultBlock)]
+    assert [call.name for call in calls] == ["advisor"] * 3
+    assert [r.status for r in results] == ["success", "success", "error"]
+    request = codec.encode([UserMessage(content="Review my code."), reply])
+    turn = request["messages"][1]["content"]
+    # sent back as it came: the same blocks, as the decoder read them (an SDK object
+    # dumped with its nulls; the block's own nulls, such as caller, are not request keys)
+    read = payload if isinstance(payload, dict) else payload.model_dump(mode="json")
+    wire = [
+        {key: value for key, value in block.items() if value is not None}
+        for block in read["content"]
+    ]
+    assert turn == wire
+    adapter = _beta_block_params()
+    for block in turn:
+        adapter.validate_python(block)
+    assert codec.check([UserMessage(content="Review my code."), reply]) == []
+
+
+def test_server_tools_of_any_name_go_back_only_to_anthropic() -> None:
+    """The class: a server tool call or result decoded from Anthropic is sendable to
+    Anthropic whatever its name; another format's never is."""
+    future = {
+        "type": "server_tool_use",
+        "id": "srvtoolu_01F",
+        "name": "x_future_tool",
+        "input": {"q": 1},
+    }
+    future_result = {
+        "type": "x_future_tool_tool_result",
+        "tool_use_id": "srvtoolu_01F",
+        "content": {"type": "x_future_result", "ok": True},
+    }
+    response = {**RESPONSE, "content": [future, future_result, {"type": "text", "text": "ok"}]}
+    reply = codec.decode_response(response)
+    history = [UserMessage(content="q"), reply]
+    assert codec.encode(history)["messages"][1]["content"] == response["content"]
+    # a request with them round-trips exactly
+    request = {
+        "messages": [
+            {"role": "user", "content": "q"},
+            {"role": "assistant", "content": [future, future_result]},
+        ]
+    }
+    assert codec.encode(codec.decode_conversation(request)) == request
+    # marked by provider instead: sent too
+    ours = [
+        UserMessage(content="q"),
+        AssistantMessage(
+            content=[
+                ServerToolCallBlock(id="srvtoolu_1", name="advisor", provider="anthropic"),
+                ServerToolResultBlock(
+                    tool_call_id="srvtoolu_1",
+                    provider="anthropic",
+                    output={"type": "advisor_result", "text": "t"},
+                    extras={"anthropic": {"type": "advisor_tool_result"}},
+                ),
+            ]
+        ),
+    ]
+    assert codec.encode(ours)["messages"][1]["content"] == [
+        {"type": "server_tool_use", "id": "srvtoolu_1", "name": "advisor", "input": {}},
+        {
+            "type": "advisor_tool_result",
+            "tool_use_id": "srvtoolu_1",
+            "content": {"type": "advisor_result", "text": "t"},
+        },
+    ]
+    # another format's, even with a name Anthropic knows: the unsupported-content policy
+    theirs = [
+        UserMessage(content="q"),
+        AssistantMessage(
+            content=[
+                ServerToolCallBlock(id="ws_1", name="web_search", provider="openai_responses"),
+                ServerToolResultBlock(
+                    tool_call_id="ws_1",
+                    provider="gemini",
+                    output={},
+                    extras={"anthropic": {"type": "web_search_tool_result"}},
+                ),
+                TextBlock(text="a"),
+            ]
+        ),
+    ]
+    problems = codec.check(theirs)
+    assert [(p.pointer, p.keyword) for p in problems] == [
+        ("/messages/1/content/0", "unsupported_content"),
+        ("/messages/1/content/1", "unsupported_content"),
+    ]
+    assert codec.encode(theirs, unsupported="drop")["messages"][1]["content"] == [
+        {"type": "text", "text": "a"}
+    ]

@@ -676,3 +676,215 @@ def test_the_raw_body_cut_inside_a_utf8_character() -> None:
     escape = body.index(b"\\\\u00")  # the JSON of the SSE line escapes the fragment's backslash
     pieces = [body[: escape + 3], body[escape + 3 :]]
     assert dumped(codec.decode_stream(pieces)) == BODY_CHUNKS["thinking_tools"]
+
+
+# ------------------------------------------- every delta type the SDK accumulates
+
+
+def beta_snapshot(events: list[dict[str, Any]]) -> Any:
+    """The SDK's beta accumulator (anthropic/lib/streaming/_beta_messages.py, 2.13): the
+    one that knows ``compaction_delta`` and the beta block types (advisor, compaction)."""
+    from anthropic.lib.streaming._beta_messages import accumulate_event as beta_accumulate
+
+    snapshot: Any = None
+    buffers: dict[int, bytes] = {}
+    for event in events:
+        snapshot = beta_accumulate(
+            event=copy.deepcopy(event),  # type: ignore[arg-type]
+            current_snapshot=snapshot,
+            json_bufs=buffers,
+            request_headers=None,  # type: ignore[arg-type]  # read only for a fallback
+        )
+    return snapshot
+
+
+def _beta_events(start: dict[str, Any], delta: dict[str, Any]) -> list[dict[str, Any]]:
+    """A compaction stream, each event built from the SDK's beta types (2.13):
+    ``BetaRawMessageStartEvent``, ``BetaRawContentBlockStartEvent`` with a
+    ``BetaCompactionBlock``, ``BetaRawContentBlockDeltaEvent`` with a
+    ``BetaCompactionContentBlockDelta``, then an advisor ``server_tool_use``
+    (``BetaServerToolUseBlock``, its input streamed as ``BetaInputJSONDelta``) and its
+    ``BetaAdvisorToolResultBlock``, a ``text`` block, ``BetaRawMessageDeltaEvent`` and
+    ``BetaRawMessageStopEvent``."""
+    from anthropic.types.beta import (
+        BetaRawContentBlockDeltaEvent,
+        BetaRawContentBlockStartEvent,
+        BetaRawContentBlockStopEvent,
+        BetaRawMessageDeltaEvent,
+        BetaRawMessageStartEvent,
+        BetaRawMessageStopEvent,
+    )
+
+    raw: list[dict[str, Any]] = [
+        {
+            "type": "message_start",
+            "message": {
+                "id": "msg_01Comp",
+                "type": "message",
+                "role": "assistant",
+                "model": "claude-opus-4-6",
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": {"input_tokens": 180000, "output_tokens": 1},
+            },
+        },
+        {"type": "content_block_start", "index": 0, "content_block": start},
+        {"type": "content_block_delta", "index": 0, "delta": delta},
+        {"type": "content_block_stop", "index": 0},
+        {
+            "type": "content_block_start",
+            "index": 1,
+            "content_block": {
+                "type": "server_tool_use",
+                "id": "srvtoolu_01Adv",
+                "name": "advisor",
+                "input": {},
+            },
+        },
+        {
+            "type": "content_block_delta",
+            "index": 1,
+            "delta": {"type": "input_json_delta", "partial_json": ""},
+        },
+        {"type": "content_block_stop", "index": 1},
+        {
+            "type": "content_block_start",
+            "index": 2,
+            "content_block": {
+                "type": "advisor_tool_result",
+                "tool_use_id": "srvtoolu_01Adv",
+                "content": {
+                    "type": "advisor_result",
+                    "text": "Test the empty input first.",
+                    "stop_reason": "end_turn",
+                },
+            },
+        },
+        {"type": "content_block_stop", "index": 2},
+        {"type": "content_block_start", "index": 3, "content_block": {"type": "text", "text": ""}},
+        {
+            "type": "content_block_delta",
+            "index": 3,
+            "delta": {"type": "text_delta", "text": "Continuing."},
+        },
+        {"type": "content_block_stop", "index": 3},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+            "usage": {"output_tokens": 420},
+        },
+        {"type": "message_stop"},
+    ]
+    types: dict[str, Any] = {
+        "message_start": BetaRawMessageStartEvent,
+        "content_block_start": BetaRawContentBlockStartEvent,
+        "content_block_delta": BetaRawContentBlockDeltaEvent,
+        "content_block_stop": BetaRawContentBlockStopEvent,
+        "message_delta": BetaRawMessageDeltaEvent,
+        "message_stop": BetaRawMessageStopEvent,
+    }
+    # every event is one the SDK's beta types take, dumped back as the API sends it
+    return [types[e["type"]].model_validate(e).to_dict(exclude_unset=True) for e in raw]
+
+
+COMPACTION_CASES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
+    "summary": (
+        {"type": "compaction", "content": None},
+        {"type": "compaction_delta", "content": "The user is fixing a parser bug."},
+    ),
+    "summary_and_metadata": (
+        {"type": "compaction"},
+        {
+            "type": "compaction_delta",
+            "content": "Summary so far.",
+            "encrypted_content": "EoUCCkYICBgCKkB...",
+        },
+    ),
+    "failed": ({"type": "compaction", "content": None}, {"type": "compaction_delta"}),
+}
+
+
+@pytest.mark.parametrize("variant", sorted(COMPACTION_CASES))
+def test_compaction_delta_assembles_as_the_sdk_accumulator_does(variant: str) -> None:
+    events = _beta_events(*COMPACTION_CASES[variant])
+    # the SDK's assembly, as JSON: the complete response it stands for
+    final = beta_snapshot(events).to_dict()
+    chunks = assert_assembles(events, final)
+    delta = COMPACTION_CASES[variant][1]
+    compaction = assembled(chunks)["content"][0]
+    assert compaction["type"] == "non_standard"
+    # the summary (and the metadata to round-trip) arrive with the block, as the SDK sets them
+    assert compaction["value"]["content"] == delta.get("content")
+    assert compaction["value"]["encrypted_content"] == delta.get("encrypted_content")
+    # the same from the raw SSE body; from the SDK's beta event objects, what
+    # decode_response gives for the SDK's own snapshot object
+    assert assembled(list(codec.decode_stream([sse(events)]))) == expected(final)
+    from anthropic.types.beta import BetaRawMessageStreamEvent
+    from pydantic import TypeAdapter
+
+    objects = [TypeAdapter(BetaRawMessageStreamEvent).validate_python(e) for e in events]
+    assert assembled(list(codec.decode_stream(objects))) == expected(beta_snapshot(events))
+
+
+def test_compaction_and_advisor_from_a_stream_go_back_to_anthropic() -> None:
+    events = _beta_events(*COMPACTION_CASES["summary_and_metadata"])
+    reply = merge_chunks(codec.decode_stream(events)).to_message()
+    turn = codec.encode([UserMessage(content="Go on."), reply])["messages"][1]
+    # the blocks the SDK's accumulator gives, as request params: None fields of the
+    # response (caller, the compaction's null keys) are not request keys
+    wire = [
+        {key: value for key, value in block.items() if not (key == "caller" and value is None)}
+        for block in beta_snapshot(events).to_dict()["content"]
+    ]
+    assert turn == {"role": "assistant", "content": wire}
+    from anthropic.types.beta import BetaContentBlockParam
+    from pydantic import ConfigDict, TypeAdapter
+
+    strict = TypeAdapter(BetaContentBlockParam, config=ConfigDict(extra="forbid", strict=True))
+    for block in wire:  # each a request block of the SDK's beta types
+        strict.validate_python(block)
+    assert wire[1] == {
+        "type": "server_tool_use",
+        "id": "srvtoolu_01Adv",
+        "name": "advisor",
+        "input": {},
+    }
+
+
+def test_every_delta_type_of_the_sdk_accumulators_is_read() -> None:
+    """The delta types both SDK accumulators handle (2.13: ``accumulate_event`` in
+    lib/streaming/_messages.py and _beta_messages.py) are all in the codec's tables."""
+    import inspect
+    import re
+
+    from anthropic.lib.streaming import _beta_messages, _messages
+
+    from chatschema.providers.anthropic.wire import DELTAS, FIELD_DELTAS
+
+    handled = set()
+    for module in (_messages, _beta_messages):
+        source = inspect.getsource(module.accumulate_event)
+        handled |= set(re.findall(r'event\.delta\.type == "(\w+)"', source))
+    assert handled >= {"text_delta", "compaction_delta"}
+    assert handled <= set(DELTAS) | set(FIELD_DELTAS)
+
+
+def test_a_delta_type_nobody_knows_is_kept() -> None:
+    events = events_of("text")
+    future = {"type": "future_delta", "note": {"n": 1}}
+    opened = next(i for i, e in enumerate(events) if e["type"] == "content_block_start")
+    noisy = [
+        *events[: opened + 1],
+        {"type": "content_block_delta", "index": events[opened]["index"], "delta": future},
+        {"type": "content_block_delta", "index": 7, "delta": {"type": "other_delta"}},
+        *events[opened + 1 :],
+    ]
+    message = assembled(list(codec.decode_stream(noisy)))
+    plain_message = assembled(list(codec.decode_stream(events)))
+    kept = message["response_metadata"]["anthropic"].pop("unknown_deltas")
+    assert kept == {  # by running number, in stream order
+        "0": {"index": events[opened]["index"], "delta": future},
+        "1": {"index": 7, "delta": {"type": "other_delta"}},
+    }
+    assert message == plain_message  # and nothing else changes

@@ -28,7 +28,14 @@ from chatschema_models.tool import InvalidToolCall, ToolCall
 from pydantic import BaseModel
 
 from chatschema.providers._common import Reader
-from chatschema.providers.anthropic.wire import BLOCK_TYPES, NAME, TITLE_KEYS, TTL, URL
+from chatschema.providers.anthropic.wire import (
+    BLOCK_TYPES,
+    NAME,
+    SERVER_TOOLS,
+    TITLE_KEYS,
+    TTL,
+    URL,
+)
 
 reader = Reader(NAME)
 
@@ -259,6 +266,10 @@ def server_call_block(raw: dict[str, Any], index: int, position: int) -> Content
         return non_standard(raw, index, position)
     fields: dict[str, Any] = {"id": call_id, "name": name, "arguments": arguments}
     rest(raw, ("type", "id", "name", "input"), fields)
+    if name not in SERVER_TOOLS and not fields.get("extras"):
+        # a tool newer than this codec: marked as Anthropic's, so that it goes back
+        # (as non_standard marks block types it does not know)
+        fields["extras"] = {NAME: {}}
     return reader.build(ServerToolCallBlock, fields, index, position)
 
 

@@ -634,10 +634,14 @@ class _Encoder(EncodePass):
             return self.refuse(f"{block.type} block in string content", index, position)
         at = (index, "content", position)
         if isinstance(block, ServerToolCallBlock):
+            # a call decoded from Anthropic goes back whatever its name; other formats'
+            # server calls (or a block marked as theirs) cannot be replayed here
+            ours = block.provider == NAME or NAME in (block.extras or {})
             if (
                 block.id is None
                 or foreign
-                or not (block.name in SERVER_TOOLS or extras_of(block, NAME))
+                or block.provider not in (None, NAME)
+                or not (ours or block.name in SERVER_TOOLS)
             ):
                 return self.refuse(f"server tool call {block.name!r}", index, position)
             wire: dict[str, Any] = {
@@ -649,7 +653,8 @@ class _Encoder(EncodePass):
             return self.finish(wire, block, block.cache_control, at)
         if isinstance(block, ServerToolResultBlock):
             kind = extras_of(block, NAME).get("type")
-            if not isinstance(kind, str):  # the wire type of the result is Anthropic's
+            if not isinstance(kind, str) or block.provider not in (None, NAME):
+                # the wire type of the result (any ``*_tool_result``) is Anthropic's
                 return self.refuse("server tool result from another provider", index, position)
             wire = {"type": kind, "tool_use_id": block.tool_call_id}
             if "output" in block.model_fields_set:

@@ -29,7 +29,15 @@ from chatschema.providers.anthropic.blocks import (
     tool_use,
 )
 from chatschema.providers.anthropic.decode import response_fields, usage
-from chatschema.providers.anthropic.wire import ALL_EVENTS, DELTA_KINDS, DELTAS, EVENTS, NAME
+from chatschema.providers.anthropic.wire import (
+    ALL_EVENTS,
+    DELTA_KINDS,
+    DELTAS,
+    EVENTS,
+    FIELD_DELTAS,
+    HELD,
+    NAME,
+)
 
 
 def decode_stream(events: Iterable[Any]) -> Iterator[AssistantMessageChunk]:
@@ -46,14 +54,17 @@ def decode_stream(events: Iterable[Any]) -> Iterator[AssistantMessageChunk]:
         for the complete response. Blocks carry ``index`` = their position in
         ``content``; ``tool_use`` input arrives as raw ``tool_call_chunks``
         fragments with the same ``index``; ``server_tool_use`` (and other blocks
-        with a streamed ``input``) come whole at ``content_block_stop``; usage is
+        with a streamed ``input``) and ``compaction`` (whose ``compaction_delta``
+        sets its fields) come whole at ``content_block_stop``; a delta of a type
+        this codec does not know is kept, as it came, in
+        ``response_metadata["anthropic"]["unknown_deltas"]``; usage is
         cumulative (``usage_mode="cumulative"``); ``message_stop`` gives the
         chunk with ``chunk_position="last"``.
 
     Raises:
         ConversionError: for an ``error`` event (``overloaded_error`` ...), with
             its type and message, and for malformed events. ``ping`` and event
-            or delta types newer than this codec are ignored.
+            types newer than this codec are ignored.
     """
     state = _Stream()
     source, checked = stream_events(events, provider=NAME)
@@ -84,8 +95,9 @@ class _Open:
 
     ``kind`` is ``text``, ``thinking``, ``tool_use``, ``input`` (a block whose
     ``input`` streams as JSON but that is not a client tool call, such as
-    ``server_tool_use``: kept until ``content_block_stop``, then decoded whole) or
-    ``whole`` (a block that came complete).
+    ``server_tool_use``: kept until ``content_block_stop``, then decoded whole),
+    ``held`` (a block whose deltas set its fields, such as ``compaction``: kept
+    until ``content_block_stop`` too) or ``whole`` (a block that came complete).
     """
 
     __slots__ = ("kind", "parts", "position", "raw", "start_input", "stopped", "streamed", "type")
@@ -109,6 +121,7 @@ class _Stream:
         self.blocks: dict[int, _Open] = {}
         self.usage: dict[str, Any] = {}  # the running raw usage (counts replace)
         self.emptied = False  # content=[] sent for a reply without any block
+        self.unknown = 0  # deltas of types this codec does not know, so far
 
     def empty(self, fields: dict[str, Any]) -> dict[str, Any]:
         """Mark a reply without any block as having empty content, as decode_response does.
@@ -231,9 +244,9 @@ class _Stream:
                 fragment["extras"] = call.extras
             yield _chunk({"tool_call_chunks": [reader.build(ToolCallChunk, fragment, 0, position)]})
             return
-        if "input" in raw and isinstance(kind, str):
-            state = self.blocks[index] = _Open(position, "input", kind)
-            state.raw = raw
+        if isinstance(kind, str) and ("input" in raw or kind in HELD):
+            state = self.blocks[index] = _Open(position, "held" if kind in HELD else "input", kind)
+            state.raw = dict(raw)
             return  # decoded whole at content_block_stop
         block = assistant_block(raw, 0, position, index_call=True)
         assert not isinstance(block, (ToolCall, InvalidToolCall))
@@ -248,12 +261,27 @@ class _Stream:
         if not isinstance(delta, dict) or not isinstance(delta.get("type"), str):
             reader.fail("content_block_delta needs a `delta` object with a string `type`")
         spec = DELTAS.get(delta["type"])
-        if spec is None:
-            return  # a delta type newer than this codec
+        fields = FIELD_DELTAS.get(delta["type"])
+        if spec is None and fields is None:
+            # a delta type newer than this codec: kept as it came, never ignored, under
+            # its running number (response_metadata deep-merges by key: linear)
+            kept = {"index": index, "delta": plain_deep(delta)}
+            metadata = {NAME: {"unknown_deltas": {str(self.unknown): kept}}}
+            self.unknown += 1
+            yield _chunk({"response_metadata": metadata})
+            return
         state = self.blocks.get(index)
         if state is None or state.stopped:
             reader.fail(f"{delta['type']} for block index {index}, which is not open")
         position = state.position
+        if fields is not None:
+            wanted_type, keys = fields
+            if state.kind != "held" or state.type != wanted_type or state.raw is None:
+                return  # as accumulate_event: only a block of its type takes it
+            for key in keys:  # as the SDK's accumulate_event: each field replaced
+                state.raw[key] = plain_deep(delta.get(key))
+            return
+        assert spec is not None
         wanted, key = spec
         value: Any = delta.get(key)
         if key != "citation" and not isinstance(value, str):
@@ -295,7 +323,7 @@ class _Stream:
         if state.kind == "tool_use" and state.start_input is not None and not state.streamed:
             fragment = ToolCallChunk(index=position, arguments=state.start_input)
             yield AssistantMessageChunk(tool_call_chunks=[fragment])
-        elif state.kind == "input":
+        elif state.kind in ("input", "held"):
             raw, text = state.raw, "".join(state.parts)
             assert raw is not None
             state.raw, state.parts = None, []

@@ -26,10 +26,13 @@ IMAGE_MEDIA_TYPES: Final = frozenset({"image/jpeg", "image/png", "image/gif", "i
 
 # ------------------------------------------------------------------- known types
 
-# Names of Anthropic's server tools: a ServerToolCallBlock of one of these (or one
-# carrying Anthropic extras) is sent back as ``server_tool_use``.
+# Names of Anthropic's server tools (SDK 2.13 ``BetaServerToolUseBlock.name``): a
+# ServerToolCallBlock of one of these, or one marked as Anthropic's (``provider`` or
+# an ``extras["anthropic"]`` entry, which decoding sets for any other name), is sent
+# back as ``server_tool_use``.
 SERVER_TOOLS: Final = frozenset(
     {
+        "advisor",
         "web_search",
         "web_fetch",
         "code_execution",
@@ -117,7 +120,8 @@ CACHE_COUNTS: Final = {
 
 # ---------------------------------------------------------------------- streams
 
-# Delta types and the kind of block each applies to; other delta types are ignored.
+# Delta types and the kind of block each applies to (delta types no table here names
+# are kept in ``response_metadata["anthropic"]["unknown_deltas"]``, never ignored).
 DELTAS: Final = {
     "text_delta": ("text", "text"),
     "citations_delta": ("text", "citation"),
@@ -125,6 +129,15 @@ DELTAS: Final = {
     "signature_delta": ("thinking", "signature"),
     "input_json_delta": ("input", "partial_json"),
 }
+# Deltas that replace fields of a block held until content_block_stop: delta type ->
+# (the block type, the fields it sets). The SDK's accumulator (``accumulate_event`` in
+# anthropic/lib/streaming/_beta_messages.py, 2.13) sets both fields of a
+# ``compaction_delta`` on the ``compaction`` block, replacing what was there.
+FIELD_DELTAS: Final = {
+    "compaction_delta": ("compaction", ("content", "encrypted_content")),
+}
+HELD: Final = frozenset(kind for kind, _ in FIELD_DELTAS.values())
+"""Block types kept until content_block_stop, then decoded whole."""
 # Events after message_start that this codec reads (ping and newer ones are ignored).
 EVENTS: Final = frozenset(
     {
