@@ -101,7 +101,7 @@ def decode_output_message(item: dict[str, Any], index: int) -> list[ContentBlock
         or not content
         or not all(plain_output_part(part) for part in content)
     ):
-        return [non_standard_item(item)]  # kept whole: no neutral form loses nothing
+        return [non_standard_item(item, index)]  # kept whole: no neutral form loses nothing
     blocks: list[ContentBlock] = []
     for position, part in enumerate(content):
         part_rest = dict(part)
@@ -153,7 +153,7 @@ def decode_annotation(
             pass
     if not isinstance(annotation, dict):
         READ.fail("an annotation must be an object", index, position)
-    return NonStandardAnnotation(value=annotation)
+    return READ.build(NonStandardAnnotation, {"value": annotation}, index, position)
 
 
 def decode_reasoning(item: dict[str, Any], index: int) -> ReasoningBlock:
@@ -204,9 +204,13 @@ def decode_web_search(item: dict[str, Any], index: int) -> ServerToolCallBlock:
     return READ.build(ServerToolCallBlock, fields, index)
 
 
-def non_standard_item(item: dict[str, Any]) -> NonStandardBlock:
-    """A whole item kept unchanged (sent back as it came)."""
-    return NonStandardBlock(value=item, extras={NAME: dict(KIND_ITEM)})
+def non_standard_item(item: dict[str, Any], index: int | None = None) -> NonStandardBlock:
+    """A whole item kept unchanged (sent back as it came).
+
+    A value JSON cannot hold (an object key that is not a string, from Python
+    data) is a ConversionError naming the item, never a pydantic error.
+    """
+    return READ.build(NonStandardBlock, {"value": item, "extras": {NAME: dict(KIND_ITEM)}}, index)
 
 
 def plain(block: TextBlock) -> bool:

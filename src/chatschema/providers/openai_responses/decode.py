@@ -259,7 +259,7 @@ def _decode_items(items: list[Any]) -> list[Message]:
         if kind is None:
             if isinstance(item.get("id"), str):  # an item_reference without its type
                 flush()
-                messages.append(_client_item(item))
+                messages.append(_client_item(item, index))
                 continue
             READ.fail("an input item needs a `type` or a `role`", index)
         if not isinstance(kind, str):
@@ -269,16 +269,16 @@ def _decode_items(items: list[Any]) -> list[Message]:
             messages.append(_decode_tool_output(item, index))
         elif is_client_item(kind):
             flush()
-            messages.append(_client_item(item))
+            messages.append(_client_item(item, index))
         else:
             run.append((index, item))
     flush()
     return messages
 
 
-def _client_item(item: dict[str, Any]) -> UserMessage:
+def _client_item(item: dict[str, Any], index: int) -> UserMessage:
     """A client item with no neutral form: a user message holding it whole."""
-    return UserMessage(content=[non_standard_item(item)])
+    return UserMessage(content=[non_standard_item(item, index)])
 
 
 def _decode_input_message(
@@ -311,7 +311,7 @@ def _decode_tool_output(item: dict[str, Any], index: int) -> Message:
     del rest["type"]
     call_id = rest.pop("call_id", None)
     if not isinstance(call_id, str) or not call_id:
-        return _client_item(item)  # call_id is optional in the SDK; keep the item as is
+        return _client_item(item, index)  # call_id is optional in the SDK; keep the item as is
     output = rest.pop("output", None)
     fields: dict[str, Any] = {"tool_call_id": call_id}
     if isinstance(output, str):
@@ -352,7 +352,7 @@ def _input_part(part: Any, index: int, position: int, *, tool: bool) -> ContentB
         url = pop_string(rest, "image_url")
         file_id = pop_string(rest, "file_id")
         if url is None and file_id is None:
-            return _non_standard_part(part)
+            return _non_standard_part(part, index, position)
         if url is not None:
             inline = parse_data_url(url)
             if inline is not None and MIME.fullmatch(inline[0]):
@@ -378,13 +378,13 @@ def _input_part(part: Any, index: int, position: int, *, tool: bool) -> ContentB
         if file_url is not None:
             fields["url"] = file_url
         if "base64" not in fields and file_id is None and file_url is None:
-            return _non_standard_part(part)
+            return _non_standard_part(part, index, position)
         filename = rest.get("filename")
         if isinstance(filename, str) and filename:
             fields["filename"] = rest.pop("filename")
         cls = FileBlock
     else:
-        return _non_standard_part(part)
+        return _non_standard_part(part, index, position)
     cache = cache_control(rest.get("prompt_cache_breakpoint"))
     if cache is not None:
         del rest["prompt_cache_breakpoint"]
@@ -394,12 +394,18 @@ def _input_part(part: Any, index: int, position: int, *, tool: bool) -> ContentB
     try:
         return cls(**fields)  # type: ignore[no-any-return]
     except pydantic.ValidationError:
-        return _non_standard_part(part)  # values the neutral model cannot hold (a bad URL ...)
+        # values the neutral model cannot hold (a bad URL ...)
+        return _non_standard_part(part, index, position)
 
 
-def _non_standard_part(part: dict[str, Any]) -> NonStandardBlock:
-    """A whole input part kept unchanged (sent back as it came)."""
-    return NonStandardBlock(value=part, extras={NAME: dict(KIND_PART)})
+def _non_standard_part(part: dict[str, Any], index: int, position: int) -> NonStandardBlock:
+    """A whole input part kept unchanged (sent back as it came).
+
+    A value JSON cannot hold (an object key that is not a string, from Python
+    data) is a ConversionError naming the item and part, never a pydantic error.
+    """
+    fields = {"value": part, "extras": {NAME: dict(KIND_PART)}}
+    return READ.build(NonStandardBlock, fields, index, position)
 
 
 # ====================================================================== assistant turns
@@ -436,7 +442,7 @@ def _decode_run(run: list[tuple[int, dict[str, Any]]], *, whole_response: bool) 
         elif kind == "web_search_call":
             blocks.append(decode_web_search(item, index))
         else:
-            blocks.append(non_standard_item(item))
+            blocks.append(non_standard_item(item, index))
         last_block = len(blocks) + len(calls) + len(invalid) - 1
     # In history, calls carry their position only where the order is not the default
     # one (all content first, then valid calls, then invalid ones). A whole response
@@ -563,7 +569,7 @@ def _decode_usage(usage: Any) -> tuple[Usage, bool]:
             # Prompt caching: cache writes by lifetime (`ttl_30m_tokens` ...).
             if key == "cache_write_tokens_details" and isinstance(value, dict):
                 for ttl_key, ttl_value in value.items():
-                    if is_count(ttl_value):
+                    if isinstance(ttl_key, str) and is_count(ttl_value):
                         name = ttl_key.removeprefix("ttl_").removesuffix("_tokens")
                         counts["cache_creation_" + name] = ttl_value
                     else:
@@ -571,7 +577,7 @@ def _decode_usage(usage: Any) -> tuple[Usage, bool]:
             elif key in ("cached_tokens", "cache_write_tokens"):
                 name = "cache_read" if key == "cached_tokens" else "cache_creation"
                 counts[name] = READ.count(value, f"usage.input_tokens_details.{key}")
-            elif is_count(value):
+            elif isinstance(key, str) and is_count(value):  # (Python data: any key)
                 counts[key.removesuffix("_tokens")] = value
             else:
                 unmapped = True
@@ -584,7 +590,7 @@ def _decode_usage(usage: Any) -> tuple[Usage, bool]:
         for key, value in details.items():
             if key == "reasoning_tokens":
                 counts["reasoning"] = READ.count(value, f"usage.output_tokens_details.{key}")
-            elif is_count(value):
+            elif isinstance(key, str) and is_count(value):  # (Python data: any key)
                 counts[key.removesuffix("_tokens")] = value
             else:
                 unmapped = True

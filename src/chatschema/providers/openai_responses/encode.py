@@ -65,7 +65,12 @@ from chatschema.providers._common import (
 from chatschema.providers._openai import CITATION_FIELDS, cache_breakpoint, citation_fields
 from chatschema.providers.openai_responses.blocks import joined_texts, part_texts
 from chatschema.providers.openai_responses.fast import write_messages
-from chatschema.providers.openai_responses.rules import REQUIREMENT, pairing_problems, structure
+from chatschema.providers.openai_responses.rules import (
+    REQUIREMENT,
+    answered_items,
+    pairing_problems,
+    structure,
+)
 from chatschema.providers.openai_responses.wire import (
     DEFAULT_HEADER,
     MAX_IMAGES,
@@ -137,6 +142,7 @@ def _problems(conversation: Conversation, encoder: _Encoder) -> list[Problem]:
         problems = pairing_problems(conversation.messages, encoder.options)
     else:  # paired in the encoder's walk
         problems = pairing.finish()
+    problems = answered_items(conversation.messages, problems)
     return sorted(problems + encoder.problems, key=_message_order)
 
 

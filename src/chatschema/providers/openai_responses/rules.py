@@ -11,10 +11,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from chatschema_models.content import NonStandardBlock
 from chatschema_models.message import Message
 
 from chatschema.errors import Problem
-from chatschema.providers._common import Options, pointer, tool_pairing_problems
+from chatschema.providers._common import (
+    Options,
+    extras_of,
+    message_index,
+    pointer,
+    tool_pairing_problems,
+)
 from chatschema.providers.openai_responses.wire import NAME, is_client_item
 
 if TYPE_CHECKING:
@@ -39,6 +46,53 @@ def pairing_problems(messages: Sequence[Message], options: Options) -> list[Prob
         include_invalid=True,
         requirement=REQUIREMENT,
     )
+
+
+def answered_items(messages: Sequence[Message], problems: list[Problem]) -> list[Problem]:
+    """The problems without the orphans that answer an earlier call item kept whole.
+
+    A ``function_call_output`` may answer any call item carrying its ``call_id``,
+    not only a ``function_call``: ``tool_search_call``, ``computer_call``,
+    ``custom_tool_call``, ``shell_call`` ... (every item type of the SDK's
+    ``ResponseInputItemParam`` with a ``call_id``). Those items decode to
+    ``non_standard`` blocks, which tool pairing does not see; a result answering
+    one is no orphan. Runs only when pairing found an orphan.
+    """
+    orphans = [
+        problem
+        for problem in problems
+        if problem.keyword == "orphan_tool_result" and message_index(problem) is not None
+    ]
+    if not orphans:
+        return problems
+    last = max(message_index(problem) or 0 for problem in orphans)
+    carried: dict[str, int] = {}  # call_id -> the first message holding an item with it
+    for index in range(min(last, len(messages))):
+        content = messages[index].content
+        if not isinstance(content, list):
+            continue
+        for block in content:
+            if not isinstance(block, NonStandardBlock) or not isinstance(block.value, dict):
+                continue
+            kind, call_id = block.value.get("type"), block.value.get("call_id")
+            if (
+                isinstance(kind, str)
+                and not is_client_item(kind)  # a call, not another output
+                and isinstance(call_id, str)
+                and extras_of(block, NAME).get("kind") == "item"  # (sent as an item)
+            ):
+                carried.setdefault(call_id, index)
+    if not carried:
+        return problems
+    kept = []
+    for problem in problems:
+        at = message_index(problem) if problem.keyword == "orphan_tool_result" else None
+        if at is not None and at < len(messages):
+            call_id = getattr(messages[at], "tool_call_id", None)
+            if isinstance(call_id, str) and carried.get(call_id, at) < at:
+                continue  # answers an earlier call item kept whole
+        kept.append(problem)
+    return kept
 
 
 def structure(encoder: _Encoder) -> None:

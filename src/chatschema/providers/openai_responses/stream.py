@@ -538,7 +538,8 @@ class _Stream:
                 state.arguments = len(raw)
             if "extras" in fields:
                 fragment["extras"] = fields["extras"]
-            chunks.append(self.chunk(tool_call_chunks=[ToolCallChunk(**fragment)]))
+            call_chunk = READ.build(ToolCallChunk, fragment, index)
+            chunks.append(self.chunk(tool_call_chunks=[call_chunk]))
             return chunks
         if state.kind == "message":
             return chunks + self.message_done(state, item, index)
@@ -548,7 +549,7 @@ class _Stream:
         elif state.kind == "web_search_call":
             final = decode_web_search(item, index)
         else:
-            final = non_standard_item(item)
+            final = non_standard_item(item, index)
         if state.block is None:
             state.block = self.new_block("")
         rest = state.block.rest(final)
