@@ -72,6 +72,11 @@ class PartReader:
     and the code runs that await a result.
     """
 
+    empty_text = False
+    """Mark an empty text part without metadata (``{"text": ""}``) with
+    ``extras["gemini"]["empty_text"]``, so that it is sent back; a request reader sets it
+    (the API takes such parts), a response or stream reader does not."""
+
     def __init__(self) -> None:
         self._by_id: dict[str, Call] = {}
         self._by_name: dict[str, deque[Call]] = {}
@@ -141,6 +146,8 @@ class PartReader:
         extras = dict(meta)
         try:
             if key == "text":
+                if self.empty_text and part[key] == "" and not extras:
+                    extras["empty_text"] = True  # the API accepts {"text": ""} (HTTP 200)
                 block = _text_block(part[key], extras, index, position)
             elif key in ("inline_data", "file_data"):
                 block = media_block(key, READ.object(part[key], key, index, position), extras)

@@ -45,6 +45,7 @@ from chatschema.providers.gemini.usage import usage_of
 from chatschema.providers.gemini.wire import (
     DATA_FIELDS,
     FINISH_REASONS,
+    MISSING,
     NAME,
     READ,
     REQUEST_KEYS,
@@ -102,6 +103,7 @@ def decode_conversation(payload: Any) -> Conversation:
             extra.setdefault("request", {})[key] = request.pop(key)
 
     history = _Decoder()
+    history.empty_text = True
     if "system_instruction" in request:
         history.messages.append(_system_message(request["system_instruction"]))
     history.contents(READ.list(request["contents"], "contents"))
@@ -116,6 +118,9 @@ def decode_conversation(payload: Any) -> Conversation:
             fields["tool_choice"] = choice
         if not exact:
             extra["tool_config"] = request["tool_config"]
+        kept = _unmapped_tool_config(request["tool_config"], choice)
+        if kept:
+            fields["extras"] = {NAME: {"tool_config": kept}}
     if extra:
         fields["metadata"] = {NAME: extra}
     return Conversation(**fields)
@@ -386,6 +391,7 @@ def _system_message(value: Any) -> SystemMessage:
     instruction = as_content(READ.object(value, "system_instruction"))
     blocks: list[ContentBlock] = []
     reader = PartReader()
+    reader.empty_text = True
     for position, part in enumerate(READ.list(instruction.get("parts", []), "system parts")):
         key, meta = split(part, 0, position)
         blocks.append(reader.block(part, key, meta, 0, position, "system"))
@@ -488,3 +494,31 @@ def _tool_choice(value: Any) -> tuple[ToolChoice | None, bool]:
     else:
         choice, exact = None, False
     return choice, exact
+
+
+def _unmapped_tool_config(config: dict[str, Any], choice: ToolChoice | None) -> dict[str, Any]:
+    """What of a tool_config the tool choice does not say, kept to be sent back.
+
+    Every key but ``function_calling_config`` (``include_server_side_tool_invocations``,
+    ``retrieval_config`` ...), the keys of ``function_calling_config`` other than
+    ``mode`` (``stream_function_call_arguments``, ``allowed_function_names`` beside a
+    mode other than ``ANY`` ...), and a mode the choice does not send (``VALIDATED``).
+    Without a choice (``MODE_UNSPECIFIED``, no mode) the whole
+    ``function_calling_config`` is kept.
+    """
+    kept = {key: value for key, value in config.items() if key != "function_calling_config"}
+    calling = config.get("function_calling_config", MISSING)
+    if calling is MISSING:
+        return kept
+    if choice is None or not isinstance(calling, dict):
+        kept["function_calling_config"] = calling
+        return kept
+    names = choice.type in ("tool", "required")  # ANY: the names are the choice's
+    mapped = ("mode", "allowed_function_names") if names else ("mode",)
+    rest = {k: v for k, v in calling.items() if k not in mapped}
+    mode = calling.get("mode")
+    if mode not in ("NONE", "ANY", "AUTO"):  # FunctionCallingConfigMode: VALIDATED
+        rest["mode"] = mode
+    if rest:
+        kept["function_calling_config"] = rest
+    return kept

@@ -53,6 +53,7 @@ from chatschema.providers.gemini.wire import (
     DATA_FIELDS,
     FUNCTION_NAME,
     MISSING,
+    MODE_STANDS_FOR,
     MODES,
     NAME,
     NOT_ADJACENT,
@@ -221,9 +222,10 @@ class _Encoder(EncodePass):
                 tools = [tool for tool in given if not is_foreign_tool(tool, NAME)]
             if tools:
                 payload["tools"] = tool_objects(tools)
-            if conversation.tool_choice is not None and (tools or not given):
+            config = _tool_config(conversation)
+            if config and (tools or not given):
                 # a tool choice goes only with tools, or where none were given
-                payload["tool_config"] = _encode_tool_choice(conversation.tool_choice)
+                payload["tool_config"] = config
         return payload
 
     def add(
@@ -645,6 +647,40 @@ def tool_objects(tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
         else:
             objects.append((group, {"function_declarations": [declaration]}))
     return [tool for _, tool in objects]
+
+
+def _tool_config(conversation: Conversation) -> dict[str, Any]:
+    """``tool_config``: the tool choice, and what the decoder kept that it cannot say.
+
+    ``Conversation.extras["gemini"]["tool_config"]`` holds the keys the tool choice does
+    not map (``include_server_side_tool_invocations``, ``retrieval_config``,
+    ``function_calling_config.stream_function_call_arguments`` ...), sent back as they
+    came, and a mode without a neutral equivalent (``VALIDATED``), sent in place of
+    the mode it stands for while the tool choice still says that one.
+    """
+    choice = conversation.tool_choice
+    config = _encode_tool_choice(choice) if choice is not None else {}
+    kept = extras_of(conversation, NAME).get("tool_config")
+    if not isinstance(kept, dict):
+        return config
+    for key, value in kept.items():
+        if key != "function_calling_config":
+            config.setdefault(key, copy.deepcopy(value))
+        elif not isinstance(value, dict):
+            if choice is None:
+                config[key] = copy.deepcopy(value)
+        else:
+            calling = config.get(key, {})
+            for name, item in value.items():
+                if name == "mode":  # the mode it stands for (None: no tool choice)
+                    stands = MODE_STANDS_FOR.get(item) if isinstance(item, str) else None
+                    if calling.get("mode") == stands:
+                        calling["mode"] = item
+                elif name != "allowed_function_names" or calling.get("mode") != "ANY":
+                    calling.setdefault(name, copy.deepcopy(item))
+            if calling or not value:
+                config[key] = calling
+    return config
 
 
 def _encode_tool_choice(choice: ToolChoice) -> dict[str, Any]:

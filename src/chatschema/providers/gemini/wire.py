@@ -74,6 +74,7 @@ CONTROL_KEYS: Final = frozenset(
         "response",
         "part",
         "join",
+        "empty_text",
     }
 )
 """Keys of ``extras["gemini"]`` that steer the encoder; every other key is Part metadata."""
@@ -154,6 +155,16 @@ FINISH_REASONS: Final[dict[str, str]] = {
 
 # Function calling, FunctionCallingConfig.mode: "ANY" is what other formats call required
 MODES: Final[dict[str, str]] = {"auto": "AUTO", "none": "NONE", "required": "ANY"}
+
+MODE_STANDS_FOR: Final[dict[str, str]] = {"VALIDATED": "AUTO"}
+"""The mode the neutral tool choice sends for a mode it has no equivalent of.
+
+FunctionCallingConfig (google-genai ``FunctionCallingConfigMode``): ``VALIDATED`` is
+``AUTO`` with calls checked against their schemas. Any other mode without an
+equivalent (``MODE_UNSPECIFIED``, a newer one) has no tool choice at all. The mode
+kept in ``Conversation.extras["gemini"]["tool_config"]`` goes back in place of the one
+it stands for, and not once the tool choice says something else.
+"""
 
 MISSING: Final = object()
 """A key that is absent (where ``None`` would be a value)."""
