@@ -1,11 +1,8 @@
-"""Trim and the agent loop on the plain history, chatschema and LangChain side by side.
+"""The agent loop on the plain history, chatschema and LangChain side by side.
 
-Two workloads of issue 13 on the common history (``plain_history.py``):
+The workload (``make bench`` runs it through ``run.py`` and ``peer_langchain.py``;
+``main()`` here measures it alone, with a cached-JSON floor beside it):
 
-- **trim**: keep the last 8,000 approximate tokens of 10,000 messages, as
-  ``run.py`` and ``peer_langchain.py`` trim the reasoning-rich history (chatschema:
-  ``trim_messages(..., token_counter="approximate", strategy="last")``; LangChain:
-  ``trim_messages(..., token_counter=count_tokens_approximately, strategy="last")``);
 - **agent loop**: a history growing to 2,000 messages, re-encoded for OpenAI Chat
   after every appended message at which an agent calls the model (every message but
   an assistant message with tool calls: its results come next, and a request ending
@@ -19,7 +16,7 @@ chatschema. ``main()`` measures both sides in one process, alternating, and prin
 CPU-time minima (``time.process_time``), with the collector collected before every
 timed call and left enabled, as ``workloads.measure`` does::
 
-    .venv/bin/python bench/agent_loop.py            # trim 10,000, loop 2,000, 5 rounds
+    .venv/bin/python bench/agent_loop.py            # loop 2,000, 5 rounds
     .venv/bin/python bench/agent_loop.py --quick    # small sizes, one round
 """
 
@@ -36,9 +33,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from workloads import TRIM_MAX_TOKENS  # bench/ is on the path (not a package)
 
-TRIM_MESSAGES = 10_000
 LOOP_MESSAGES = 2_000
 
 
@@ -150,52 +145,22 @@ def _show(title: str, times: dict[str, list[float]], per: int, unit: str) -> Non
 
 
 def main() -> None:
-    """Measure both workloads side by side and print the figures."""
+    """Measure the loop on both sides and the cached-JSON floor, and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="small sizes, one round")
     parser.add_argument("--rounds", type=int, default=5)
     arguments = parser.parse_args()
-    trim_size, loop_size = (400, 200) if arguments.quick else (TRIM_MESSAGES, LOOP_MESSAGES)
+    loop_size = 200 if arguments.quick else LOOP_MESSAGES
     rounds = 1 if arguments.quick else arguments.rounds
 
     import orjson
     import plain_history
     from langchain_core.messages import convert_to_openai_messages, messages_from_dict
-    from langchain_core.messages import trim_messages as lc_trim
-    from langchain_core.messages.utils import count_tokens_approximately
 
     import chatschema
     from chatschema.providers import openai_chat
 
-    history = plain_history.build_plain_history(trim_size)
-    ours = chatschema.parse_messages(orjson.dumps(history))
-    theirs = messages_from_dict(langchain_dicts(history))
-
-    def trim_ours() -> Any:
-        return chatschema.trim_messages(
-            ours, max_tokens=TRIM_MAX_TOKENS, token_counter="approximate", strategy="last"
-        )
-
-    def trim_theirs() -> Any:
-        return lc_trim(
-            theirs,
-            max_tokens=TRIM_MAX_TOKENS,
-            token_counter=count_tokens_approximately,
-            strategy="last",
-        )
-
-    print(f"trim keeps: chatschema {len(trim_ours())}, LangChain {len(trim_theirs())}")
-    times = _rounds({"chatschema": trim_ours, "LangChain": trim_theirs}, rounds)
-    _show(
-        f"trim_messages, last {TRIM_MAX_TOKENS:,} approx. tokens of {trim_size:,}",
-        times,
-        trim_size,
-        "msg",
-    )
-    ratio = min(times["LangChain"]) / min(times["chatschema"])
-    print(f"  ratio (LangChain / chatschema, minima): {ratio:.1f}x")
-
-    del ours, theirs
+    history = plain_history.build_plain_history(loop_size)
     loop = history[:loop_size]
     points = request_points(loop)
     ours = chatschema.parse_messages(orjson.dumps(loop))

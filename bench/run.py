@@ -78,46 +78,6 @@ class Case:
     """Also time it with the collector disabled (the history workloads)."""
 
 
-def bare_chat_messages(messages: list[Any]) -> list[dict[str, Any]]:
-    """The least any encoder from these models to Chat Completions must do.
-
-    One wire dict per message, text and image parts, tool calls with their
-    arguments written as JSON text, tool results: no options, no structural check,
-    no provider extras, no content-shape rules, no reasoning. Not a usable encoder:
-    a floor that shows how fast one could be in Python.
-    """
-    dumps = json.JSONEncoder(ensure_ascii=False).encode
-    out: list[dict[str, Any]] = []
-    for message in messages:
-        role = message.role
-        wire: dict[str, Any] = {"role": role}
-        if role == "tool":
-            wire["tool_call_id"] = message.tool_call_id
-        content = message.content
-        if isinstance(content, str):
-            wire["content"] = content
-        else:
-            parts: list[dict[str, Any]] = []
-            for block in content:
-                if block.type == "text":
-                    parts.append({"type": "text", "text": block.text})
-                elif block.type == "image":
-                    url = block.url or f"data:{block.mime_type};base64,{block.base64}"
-                    parts.append({"type": "image_url", "image_url": {"url": url}})
-            wire["content"] = parts
-        if role == "assistant" and message.tool_calls:
-            wire["tool_calls"] = [
-                {
-                    "id": call.id,
-                    "type": "function",
-                    "function": {"name": call.name, "arguments": dumps(call.arguments)},
-                }
-                for call in message.tool_calls
-            ]
-        out.append(wire)
-    return out
-
-
 class ChatschemaCases:
     """chatschema's workloads, their inputs built from the files outside timing."""
 
@@ -212,6 +172,8 @@ class ChatschemaCases:
 
     def encode(self) -> list[Case]:
         """Encode the parsed history for Chat Completions and for Anthropic."""
+        import floors
+
         from chatschema.providers import anthropic, openai_chat
 
         messages, count = self.messages, self.sizes.messages
@@ -239,11 +201,11 @@ class ChatschemaCases:
             ),
             Case(
                 w.ENCODE_FLOOR,
-                lambda: bare_chat_messages(messages),
+                lambda: floors.openai_chat(messages),
                 count,
                 "message",
-                "bare walk writing the Chat shape",
-                check=lambda wire: all_messages({"messages": wire}),
+                "bare walk writing the Chat shape (floors.openai_chat)",
+                check=all_messages,
             ),
             Case(
                 w.ENCODE_ANTHROPIC,
