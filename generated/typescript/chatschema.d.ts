@@ -11,6 +11,36 @@
  */
 
 /**
+ * The model may call only the named tools: any of them or none (`mode` auto), or at least one of them (`mode` required). Gemini `allowed_function_names`, OpenAI `allowed_tools`.
+ */
+export interface AllowedToolsChoice {
+  /**
+   * Tool-choice tag.
+   */
+  type: "allowed";
+  /**
+   * Names of the tools the model may call, from the conversation's tools.
+   *
+   * @minItems 1
+   */
+  names: ToolName[];
+  /**
+   * `auto`: the model may also answer without a call; `required`: it must call at least one of them.
+   */
+  mode: "auto" | "required";
+  /**
+   * Whether the model may call several tools in one turn; provider default when absent.
+   */
+  parallel?: boolean;
+  /**
+   * Provider-specific data (an allowed hosted tool that has no name, such as an OpenAI MCP server), namespaced by provider.
+   */
+  extras?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/**
  * Something attached to a span of text, told apart by `type`.
  */
 export type Annotation = Citation | NonStandardAnnotation;
@@ -323,6 +353,10 @@ export interface Conversation {
    */
   tool_choice?: ToolChoice;
   /**
+   * How the model should generate: model, output limit, sampling, structured output, reasoning effort.
+   */
+  settings?: GenerationSettings;
+  /**
    * Identifier of the conversation.
    */
   id?: string;
@@ -398,6 +432,60 @@ export type FileId = string;
  */
 export type FinishReason =
   "stop" | "length" | "tool_calls" | "content_filter" | "paused" | "error" | "other";
+
+/**
+ * Request settings every format can say in its own words. A format's other request fields stay in `Conversation.extras`. docs/providers.md maps each to each format's key.
+ */
+export interface GenerationSettings {
+  /**
+   * Model name as the provider knows it.
+   */
+  model?: string;
+  /**
+   * Most tokens the model may generate (Chat `max_completion_tokens`/`max_tokens`, Anthropic `max_tokens`, Gemini `maxOutputTokens`).
+   */
+  max_output_tokens?: number;
+  /**
+   * Sampling temperature.
+   */
+  temperature?: number;
+  /**
+   * Nucleus sampling probability mass.
+   */
+  top_p?: number;
+  /**
+   * Sample only from the k most likely tokens.
+   */
+  top_k?: number;
+  /**
+   * Sequences that end generation.
+   */
+  stop?: string[];
+  /**
+   * Seed for sampling, where the provider supports reproducible output.
+   */
+  seed?: number;
+  /**
+   * Penalty on tokens already present.
+   */
+  presence_penalty?: number;
+  /**
+   * Penalty proportional to how often a token appeared.
+   */
+  frequency_penalty?: number;
+  /**
+   * Plain text, any JSON object, or JSON that validates against a schema.
+   */
+  response_format?: ResponseFormat;
+  /**
+   * How hard the model reasons, in the provider's words (`minimal`, `low`, `medium`, `high` ...; Gemini `thinking_level`).
+   */
+  reasoning_effort?: string;
+  /**
+   * Tokens the model may spend reasoning (Anthropic `thinking.budget_tokens`, Gemini `thinking_budget`, where -1 is dynamic and 0 is off).
+   */
+  thinking_budget?: number;
+}
 
 /**
  * An image, by URL, inline base64 data or provider file id (at least one).
@@ -496,6 +584,44 @@ export interface InvalidToolCall {
   extras?: {
     [k: string]: unknown | undefined;
   };
+}
+
+/**
+ * Any JSON object (OpenAI JSON mode, Gemini `application/json` without a schema).
+ */
+export interface JsonObjectResponseFormat {
+  /**
+   * Response-format tag.
+   */
+  type: "json_object";
+}
+
+/**
+ * JSON that validates against `json_schema` (structured output).
+ */
+export interface JsonSchemaResponseFormat {
+  /**
+   * Response-format tag.
+   */
+  type: "json_schema";
+  /**
+   * JSON Schema of the answer.
+   */
+  json_schema: {
+    [k: string]: unknown | undefined;
+  };
+  /**
+   * Name of the schema (OpenAI requires one).
+   */
+  name?: string;
+  /**
+   * What the answer is, for the model.
+   */
+  description?: string;
+  /**
+   * Ask the provider to enforce the schema exactly; provider default when absent.
+   */
+  strict?: boolean;
 }
 
 /**
@@ -785,6 +911,12 @@ export interface RequiredToolChoice {
 }
 
 /**
+ * The form of the model's answer, told apart by `type`.
+ */
+export type ResponseFormat =
+  TextResponseFormat | JsonObjectResponseFormat | JsonSchemaResponseFormat;
+
+/**
  * A tool the provider ran itself (web search, code execution ...): the call, kept in the assistant turn and replayed as received.
  */
 export interface ServerToolCallBlock {
@@ -941,6 +1073,16 @@ export interface TextBlock {
 }
 
 /**
+ * Plain text (the default).
+ */
+export interface TextResponseFormat {
+  /**
+   * Response-format tag.
+   */
+  type: "text";
+}
+
+/**
  * A number of tokens.
  */
 export type TokenCount = number;
@@ -1011,7 +1153,8 @@ export type ToolCallId = string;
 /**
  * Whether and which tools the model may call, told apart by `type`.
  */
-export type ToolChoice = AutoToolChoice | NoneToolChoice | RequiredToolChoice | NamedToolChoice;
+export type ToolChoice =
+  AutoToolChoice | NoneToolChoice | RequiredToolChoice | NamedToolChoice | AllowedToolsChoice;
 
 /**
  * A function the model may call.

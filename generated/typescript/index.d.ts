@@ -6,6 +6,7 @@
  */
 
 import type {
+  AllowedToolsChoice,
   Annotation,
   AssistantMessage,
   AssistantMessageChunk,
@@ -21,9 +22,12 @@ import type {
   FileBlock,
   FileId,
   FinishReason,
+  GenerationSettings,
   ImageBlock,
   InputTokenDetails,
   InvalidToolCall,
+  JsonObjectResponseFormat,
+  JsonSchemaResponseFormat,
   Message,
   MessageContent,
   MessageId,
@@ -38,10 +42,12 @@ import type {
   ReasoningBlock,
   RefusalBlock,
   RequiredToolChoice,
+  ResponseFormat,
   ServerToolCallBlock,
   ServerToolResultBlock,
   SystemMessage,
   TextBlock,
+  TextResponseFormat,
   TokenCount,
   ToolCall,
   ToolCallChunk,
@@ -80,6 +86,7 @@ export interface Validator<T> {
 
 /** Every type name of the schemas (a root `title` or a `$defs` name) and its type. */
 export interface TypeMap {
+  AllowedToolsChoice: AllowedToolsChoice;
   Annotation: Annotation;
   AssistantMessage: AssistantMessage;
   AssistantMessageChunk: AssistantMessageChunk;
@@ -95,9 +102,12 @@ export interface TypeMap {
   FileBlock: FileBlock;
   FileId: FileId;
   FinishReason: FinishReason;
+  GenerationSettings: GenerationSettings;
   ImageBlock: ImageBlock;
   InputTokenDetails: InputTokenDetails;
   InvalidToolCall: InvalidToolCall;
+  JsonObjectResponseFormat: JsonObjectResponseFormat;
+  JsonSchemaResponseFormat: JsonSchemaResponseFormat;
   Message: Message;
   MessageContent: MessageContent;
   MessageId: MessageId;
@@ -112,10 +122,12 @@ export interface TypeMap {
   ReasoningBlock: ReasoningBlock;
   RefusalBlock: RefusalBlock;
   RequiredToolChoice: RequiredToolChoice;
+  ResponseFormat: ResponseFormat;
   ServerToolCallBlock: ServerToolCallBlock;
   ServerToolResultBlock: ServerToolResultBlock;
   SystemMessage: SystemMessage;
   TextBlock: TextBlock;
+  TextResponseFormat: TextResponseFormat;
   TokenCount: TokenCount;
   ToolCall: ToolCall;
   ToolCallChunk: ToolCallChunk;
@@ -139,6 +151,13 @@ export declare const schemaVersion: "v1";
 /** The base of the schemas' `$id`s. */
 export declare const schemaBaseUri: "https://schemas.chatschema.dev/v1/";
 
+/**
+ * The validator of `AllowedToolsChoice`: The model may call only the named tools: any of them or none (`mode` auto), or at least one of them (`mode` required).
+ *
+ * `validateAllowedToolsChoice(data)` is true when `data` is one (and narrows it); the
+ * problems of the last call are in `validateAllowedToolsChoice.errors`.
+ */
+export declare const validateAllowedToolsChoice: Validator<AllowedToolsChoice>;
 /**
  * The validator of `Annotation`: Something attached to a span of text, told apart by `type`.
  *
@@ -245,6 +264,13 @@ export declare const validateFileId: Validator<FileId>;
  */
 export declare const validateFinishReason: Validator<FinishReason>;
 /**
+ * The validator of `GenerationSettings`: Request settings every format can say in its own words.
+ *
+ * `validateGenerationSettings(data)` is true when `data` is one (and narrows it); the
+ * problems of the last call are in `validateGenerationSettings.errors`.
+ */
+export declare const validateGenerationSettings: Validator<GenerationSettings>;
+/**
  * The validator of `ImageBlock`: An image, by URL, inline base64 data or provider file id (at least one).
  *
  * `validateImageBlock(data)` is true when `data` is one (and narrows it); the
@@ -265,6 +291,20 @@ export declare const validateInputTokenDetails: Validator<InputTokenDetails>;
  * problems of the last call are in `validateInvalidToolCall.errors`.
  */
 export declare const validateInvalidToolCall: Validator<InvalidToolCall>;
+/**
+ * The validator of `JsonObjectResponseFormat`: Any JSON object (OpenAI JSON mode, Gemini `application/json` without a schema).
+ *
+ * `validateJsonObjectResponseFormat(data)` is true when `data` is one (and narrows it); the
+ * problems of the last call are in `validateJsonObjectResponseFormat.errors`.
+ */
+export declare const validateJsonObjectResponseFormat: Validator<JsonObjectResponseFormat>;
+/**
+ * The validator of `JsonSchemaResponseFormat`: JSON that validates against `json_schema` (structured output).
+ *
+ * `validateJsonSchemaResponseFormat(data)` is true when `data` is one (and narrows it); the
+ * problems of the last call are in `validateJsonSchemaResponseFormat.errors`.
+ */
+export declare const validateJsonSchemaResponseFormat: Validator<JsonSchemaResponseFormat>;
 /**
  * The validator of `Message`: One message of a conversation, told apart by `role`.
  *
@@ -364,6 +404,13 @@ export declare const validateRefusalBlock: Validator<RefusalBlock>;
  */
 export declare const validateRequiredToolChoice: Validator<RequiredToolChoice>;
 /**
+ * The validator of `ResponseFormat`: The form of the model's answer, told apart by `type`.
+ *
+ * `validateResponseFormat(data)` is true when `data` is one (and narrows it); the
+ * problems of the last call are in `validateResponseFormat.errors`.
+ */
+export declare const validateResponseFormat: Validator<ResponseFormat>;
+/**
  * The validator of `ServerToolCallBlock`: A tool the provider ran itself (web search, code execution ...): the call, kept in the assistant turn and replayed as received.
  *
  * `validateServerToolCallBlock(data)` is true when `data` is one (and narrows it); the
@@ -391,6 +438,13 @@ export declare const validateSystemMessage: Validator<SystemMessage>;
  * problems of the last call are in `validateTextBlock.errors`.
  */
 export declare const validateTextBlock: Validator<TextBlock>;
+/**
+ * The validator of `TextResponseFormat`: Plain text (the default).
+ *
+ * `validateTextResponseFormat(data)` is true when `data` is one (and narrows it); the
+ * problems of the last call are in `validateTextResponseFormat.errors`.
+ */
+export declare const validateTextResponseFormat: Validator<TextResponseFormat>;
 /**
  * The validator of `TokenCount`: A number of tokens.
  *

@@ -9,6 +9,7 @@ export const version = "0.1.0";
 export const schemaVersion = "v1";
 export const schemaBaseUri = "https://schemas.chatschema.dev/v1/";
 
+export const validateAllowedToolsChoice = makeValidator("AllowedToolsChoice", compiled.AllowedToolsChoice);
 export const validateAnnotation = makeValidator("Annotation", compiled.Annotation);
 export const validateAssistantMessage = makeValidator("AssistantMessage", compiled.AssistantMessage);
 export const validateAssistantMessageChunk = makeValidator("AssistantMessageChunk", compiled.AssistantMessageChunk);
@@ -24,9 +25,12 @@ export const validateConversation = makeValidator("Conversation", compiled.Conve
 export const validateFileBlock = makeValidator("FileBlock", compiled.FileBlock);
 export const validateFileId = makeValidator("FileId", compiled.FileId);
 export const validateFinishReason = makeValidator("FinishReason", compiled.FinishReason);
+export const validateGenerationSettings = makeValidator("GenerationSettings", compiled.GenerationSettings);
 export const validateImageBlock = makeValidator("ImageBlock", compiled.ImageBlock);
 export const validateInputTokenDetails = makeValidator("InputTokenDetails", compiled.InputTokenDetails);
 export const validateInvalidToolCall = makeValidator("InvalidToolCall", compiled.InvalidToolCall);
+export const validateJsonObjectResponseFormat = makeValidator("JsonObjectResponseFormat", compiled.JsonObjectResponseFormat);
+export const validateJsonSchemaResponseFormat = makeValidator("JsonSchemaResponseFormat", compiled.JsonSchemaResponseFormat);
 export const validateMessage = makeValidator("Message", compiled.Message);
 export const validateMessageContent = makeValidator("MessageContent", compiled.MessageContent);
 export const validateMessageId = makeValidator("MessageId", compiled.MessageId);
@@ -41,10 +45,12 @@ export const validatePlainTextBlock = makeValidator("PlainTextBlock", compiled.P
 export const validateReasoningBlock = makeValidator("ReasoningBlock", compiled.ReasoningBlock);
 export const validateRefusalBlock = makeValidator("RefusalBlock", compiled.RefusalBlock);
 export const validateRequiredToolChoice = makeValidator("RequiredToolChoice", compiled.RequiredToolChoice);
+export const validateResponseFormat = makeValidator("ResponseFormat", compiled.ResponseFormat);
 export const validateServerToolCallBlock = makeValidator("ServerToolCallBlock", compiled.ServerToolCallBlock);
 export const validateServerToolResultBlock = makeValidator("ServerToolResultBlock", compiled.ServerToolResultBlock);
 export const validateSystemMessage = makeValidator("SystemMessage", compiled.SystemMessage);
 export const validateTextBlock = makeValidator("TextBlock", compiled.TextBlock);
+export const validateTextResponseFormat = makeValidator("TextResponseFormat", compiled.TextResponseFormat);
 export const validateTokenCount = makeValidator("TokenCount", compiled.TokenCount);
 export const validateToolCall = makeValidator("ToolCall", compiled.ToolCall);
 export const validateToolCallChunk = makeValidator("ToolCallChunk", compiled.ToolCallChunk);
@@ -59,6 +65,7 @@ export const validateUserMessage = makeValidator("UserMessage", compiled.UserMes
 export const validateVideoBlock = makeValidator("VideoBlock", compiled.VideoBlock);
 
 export const validators = Object.freeze({
+  AllowedToolsChoice: validateAllowedToolsChoice,
   Annotation: validateAnnotation,
   AssistantMessage: validateAssistantMessage,
   AssistantMessageChunk: validateAssistantMessageChunk,
@@ -74,9 +81,12 @@ export const validators = Object.freeze({
   FileBlock: validateFileBlock,
   FileId: validateFileId,
   FinishReason: validateFinishReason,
+  GenerationSettings: validateGenerationSettings,
   ImageBlock: validateImageBlock,
   InputTokenDetails: validateInputTokenDetails,
   InvalidToolCall: validateInvalidToolCall,
+  JsonObjectResponseFormat: validateJsonObjectResponseFormat,
+  JsonSchemaResponseFormat: validateJsonSchemaResponseFormat,
   Message: validateMessage,
   MessageContent: validateMessageContent,
   MessageId: validateMessageId,
@@ -91,10 +101,12 @@ export const validators = Object.freeze({
   ReasoningBlock: validateReasoningBlock,
   RefusalBlock: validateRefusalBlock,
   RequiredToolChoice: validateRequiredToolChoice,
+  ResponseFormat: validateResponseFormat,
   ServerToolCallBlock: validateServerToolCallBlock,
   ServerToolResultBlock: validateServerToolResultBlock,
   SystemMessage: validateSystemMessage,
   TextBlock: validateTextBlock,
+  TextResponseFormat: validateTextResponseFormat,
   TokenCount: validateTokenCount,
   ToolCall: validateToolCall,
   ToolCallChunk: validateToolCallChunk,

@@ -23,12 +23,190 @@ const ucs2length = function ucs2length(str) {
     return length;
 };
 
-export const Annotation = validate84;
+export const AllowedToolsChoice = validate90;
+const schema143 = {"title":"AllowedToolsChoice","description":"The model may call only the named tools: any of them or none (`mode` auto), or at least one of them (`mode` required). Gemini `allowed_function_names`, OpenAI `allowed_tools`.","type":"object","properties":{"type":{"const":"allowed","description":"Tool-choice tag."},"names":{"type":"array","items":{"$ref":"#/$defs/ToolName"},"minItems":1,"description":"Names of the tools the model may call, from the conversation's tools."},"mode":{"enum":["auto","required"],"description":"`auto`: the model may also answer without a call; `required`: it must call at least one of them."},"parallel":{"type":"boolean","description":"Whether the model may call several tools in one turn; provider default when absent."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific data (an allowed hosted tool that has no name, such as an OpenAI MCP server), namespaced by provider."}},"required":["type","names","mode"],"additionalProperties":false};
+const schema115 = {"title":"ToolName","description":"Name of a tool as the model calls it.","type":"string","minLength":1};
+const func1 = ucs2length;
+
+function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate90.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema143.required,parentSchema:schema143,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.names === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "names"},message:"must have required property '"+"names"+"'",schema:schema143.required,parentSchema:schema143,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.mode === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mode"},message:"must have required property '"+"mode"+"'",schema:schema143.required,parentSchema:schema143,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((key0 === "type") || (key0 === "names")) || (key0 === "mode")) || (key0 === "parallel")) || (key0 === "extras"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema143,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.type !== undefined){
+let data0 = data.type;
+if("allowed" !== data0){
+const err4 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "allowed"},message:"must be equal to constant",schema:"allowed",parentSchema:schema143.properties.type,data:data0};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.names !== undefined){
+let data1 = data.names;
+if(Array.isArray(data1)){
+if(data1.length < 1){
+const err5 = {instancePath:instancePath+"/names",schemaPath:"#/properties/names/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema143.properties.names,data:data1};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+if(typeof data2 === "string"){
+if(func1(data2) < 1){
+const err6 = {instancePath:instancePath+"/names/" + i0,schemaPath:"#/$defs/ToolName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema115,data:data2};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/names/" + i0,schemaPath:"#/$defs/ToolName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema115.type,parentSchema:schema115,data:data2};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/names",schemaPath:"#/properties/names/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema143.properties.names.type,parentSchema:schema143.properties.names,data:data1};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.mode !== undefined){
+let data3 = data.mode;
+if(!((data3 === "auto") || (data3 === "required"))){
+const err9 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema143.properties.mode.enum},message:"must be equal to one of the allowed values",schema:schema143.properties.mode.enum,parentSchema:schema143.properties.mode,data:data3};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.parallel !== undefined){
+let data4 = data.parallel;
+if(typeof data4 !== "boolean"){
+const err10 = {instancePath:instancePath+"/parallel",schemaPath:"#/properties/parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema143.properties.parallel.type,parentSchema:schema143.properties.parallel,data:data4};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.extras !== undefined){
+let data5 = data.extras;
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+}
+else {
+const err11 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema143.properties.extras.type,parentSchema:schema143.properties.extras,data:data5};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema143.type,parentSchema:schema143,data};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+validate90.errors = vErrors;
+return errors === 0;
+}
+validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const Annotation = validate91;
 const schema38 = {"title":"Annotation","description":"Something attached to a span of text, told apart by `type`.","type":"object","oneOf":[{"$ref":"#/$defs/Citation"},{"$ref":"#/$defs/NonStandardAnnotation"}],"discriminator":{"propertyName":"type"}};
 const schema39 = {"title":"Citation","description":"A source the text cites: a web page, a document or a search result.","type":"object","properties":{"type":{"const":"citation","description":"Annotation tag."},"id":{"$ref":"#/$defs/BlockId","description":"Identifier of the citation."},"url":{"$ref":"#/$defs/Url","description":"URL of the cited source."},"title":{"type":"string","description":"Title of the cited source."},"start_index":{"type":"integer","minimum":0,"description":"Start of the cited span in the block's text (characters, inclusive)."},"end_index":{"type":"integer","minimum":0,"description":"End of the cited span in the block's text (characters, exclusive)."},"cited_text":{"type":"string","description":"The text quoted from the source."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific citation data (document index, page numbers, encrypted index ...)."}},"required":["type"],"additionalProperties":false};
 const schema40 = {"title":"BlockId","description":"Identifier of a block or annotation, as the provider or the application assigned it (for example an OpenAI Responses item id).","type":"string","minLength":1};
 const schema41 = {"title":"Url","description":"An absolute URL with a scheme (`https:`, `gs:`, ...) and no white space. Inline data is better carried as `base64` + `mime_type`; a `data:` URL is kept as given.","type":"string","format":"uri","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^\\x00-\\x20\\x7f]+$"};
-const func1 = ucs2length;
 const pattern4 = new RegExp("^[A-Za-z][A-Za-z0-9+.-]*:[^\\x00-\\x20\\x7f]+$", "u");
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -389,10 +567,10 @@ return errors === 0;
 validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate84.evaluated;
+const evaluated0 = validate91.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -450,13 +628,13 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate84.errors = vErrors;
+validate91.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate84.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate91.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const AssistantMessage = validate87;
+export const AssistantMessage = validate94;
 const schema112 = {"title":"AssistantMessage","description":"A model's reply: content blocks (text, reasoning, refusals, server tools ...), the tool calls it makes, and what the provider said about the response.","type":"object","properties":{"role":{"const":"assistant","description":"Message tag."},"content":{"$ref":"#/$defs/MessageContent","default":"","description":"The reply's content; empty when the reply is only tool calls."},"tool_calls":{"type":"array","items":{"$ref":"#/$defs/ToolCall"},"default":[],"description":"Tools the model asks to run, in order."},"invalid_tool_calls":{"type":"array","items":{"$ref":"#/$defs/InvalidToolCall"},"default":[],"description":"Tool calls that could not be parsed, kept as produced."},"usage":{"$ref":"#/$defs/Usage","description":"Token usage of the call that produced this reply."},"model":{"type":"string","minLength":1,"description":"Model that produced the reply, as the provider named it."},"provider":{"type":"string","minLength":1,"description":"Wire format or provider that produced the reply (`openai_chat`, `openai_responses`, `anthropic`, `gemini`, ...)."},"response_id":{"type":"string","minLength":1,"description":"Identifier of the provider response."},"finish_reason":{"$ref":"#/$defs/FinishReason","description":"Why the model stopped, normalized."},"raw_finish_reason":{"type":"string","description":"Why the model stopped, as the provider said it (`end_turn`, `MAX_TOKENS`, ...)."},"response_metadata":{"type":"object","additionalProperties":true,"description":"Further response data from the provider (system fingerprint, service tier, safety ratings ...), namespaced by provider."},"id":{"$ref":"#/$defs/MessageId","description":"Identifier of the message."},"name":{"$ref":"#/$defs/ParticipantName","description":"Name of the assistant."},"metadata":{"type":"object","additionalProperties":true,"description":"Application data, never sent to a model."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific data about the message that the neutral model has no field for, namespaced by provider (`{\"openai_responses\": {\"status\": \"completed\"}}`). Kept and passed back to that provider."}},"required":["role"],"additionalProperties":false};
 const schema131 = {"title":"FinishReason","description":"Why the model stopped, normalized across providers: `stop` (natural end or stop sequence), `length` (token or context limit), `tool_calls` (it wants tool results), `content_filter` (refused or filtered), `paused` (a long server-tool turn to continue), `error`, `other`.","enum":["stop","length","tool_calls","content_filter","paused","error","other"]};
 const schema107 = {"title":"MessageId","description":"Identifier of the message, assigned by the application or the provider.","type":"string","minLength":1};
@@ -4329,7 +4507,6 @@ validate24.evaluated = {"dynamicProps":false,"dynamicItems":true};
 
 const schema113 = {"title":"ToolCall","description":"A request by the assistant to run a tool, with parsed arguments.","type":"object","properties":{"id":{"$ref":"#/$defs/ToolCallId","description":"Identifier of the call; the `ToolMessage` that answers it carries the same `tool_call_id`."},"name":{"$ref":"#/$defs/ToolName","description":"Name of the tool to run."},"arguments":{"type":"object","additionalProperties":true,"description":"Arguments of the call, a JSON object."},"index":{"type":"integer","minimum":0,"description":"Position of the call among the provider's content blocks, where the provider interleaves calls with other content."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific data (the exact argument string, a Gemini thought signature, a Responses item id ...), namespaced by provider."}},"required":["id","name","arguments"],"additionalProperties":false};
 const schema114 = {"title":"ToolCallId","description":"Opaque identifier of a tool call, echoed by the tool result that answers it.","type":"string","minLength":1};
-const schema115 = {"title":"ToolName","description":"Name of a tool as the model calls it.","type":"string","minLength":1};
 
 function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -5047,10 +5224,10 @@ return errors === 0;
 validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate87.evaluated;
+const evaluated0 = validate94.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5356,19 +5533,19 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate87.errors = vErrors;
+validate94.errors = vErrors;
 return errors === 0;
 }
-validate87.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const AssistantMessageChunk = validate92;
-const schema151 = {"title":"AssistantMessageChunk","description":"A piece of a streamed assistant reply. Chunks are merged in order into one `AssistantMessage`: content blocks by `index` and `type`, tool-call fragments by `index`.","type":"object","properties":{"role":{"const":"assistant","description":"Message tag."},"content":{"$ref":"#/$defs/MessageContent","default":"","description":"New content: text to append, or blocks carrying their `index`."},"tool_call_chunks":{"type":"array","items":{"$ref":"#/$defs/ToolCallChunk"},"default":[],"description":"Fragments of tool calls."},"usage":{"$ref":"#/$defs/Usage","description":"Token usage reported by this chunk."},"usage_mode":{"enum":["delta","cumulative"],"default":"delta","description":"`delta`: this chunk's usage adds to earlier ones; `cumulative`: it is the running total and replaces them."},"chunk_position":{"const":"last","description":"`last` on the final chunk of a stream; absent otherwise."},"model":{"type":"string","minLength":1,"description":"Model that produces the reply."},"provider":{"type":"string","minLength":1,"description":"Wire format or provider that produces the reply."},"response_id":{"type":"string","minLength":1,"description":"Identifier of the provider response."},"finish_reason":{"$ref":"#/$defs/FinishReason","description":"Why the model stopped, normalized."},"raw_finish_reason":{"type":"string","description":"Why the model stopped, as the provider said it."},"response_metadata":{"type":"object","additionalProperties":true,"description":"Further response data from the provider."},"id":{"$ref":"#/$defs/MessageId","description":"Identifier of the message being streamed."},"name":{"$ref":"#/$defs/ParticipantName","description":"Name of the assistant."},"metadata":{"type":"object","additionalProperties":true,"description":"Application data, never sent to a model."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific data about the message, namespaced by provider."}},"required":["role"],"additionalProperties":false};
-const schema152 = {"title":"ToolCallChunk","description":"A fragment of a streamed tool call. Fragments with the same `index` belong to one call: `id` and `name` come with the first, `arguments` are raw text to append.","type":"object","properties":{"id":{"$ref":"#/$defs/ToolCallId","description":"Identifier of the call, usually only on the first fragment."},"name":{"type":"string","description":"Name of the tool, usually only on the first fragment."},"arguments":{"type":"string","description":"A piece of the JSON argument text."},"index":{"type":"integer","minimum":0,"description":"Which call this fragment belongs to."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific data, namespaced by provider."}},"additionalProperties":false};
+export const AssistantMessageChunk = validate99;
+const schema160 = {"title":"AssistantMessageChunk","description":"A piece of a streamed assistant reply. Chunks are merged in order into one `AssistantMessage`: content blocks by `index` and `type`, tool-call fragments by `index`.","type":"object","properties":{"role":{"const":"assistant","description":"Message tag."},"content":{"$ref":"#/$defs/MessageContent","default":"","description":"New content: text to append, or blocks carrying their `index`."},"tool_call_chunks":{"type":"array","items":{"$ref":"#/$defs/ToolCallChunk"},"default":[],"description":"Fragments of tool calls."},"usage":{"$ref":"#/$defs/Usage","description":"Token usage reported by this chunk."},"usage_mode":{"enum":["delta","cumulative"],"default":"delta","description":"`delta`: this chunk's usage adds to earlier ones; `cumulative`: it is the running total and replaces them."},"chunk_position":{"const":"last","description":"`last` on the final chunk of a stream; absent otherwise."},"model":{"type":"string","minLength":1,"description":"Model that produces the reply."},"provider":{"type":"string","minLength":1,"description":"Wire format or provider that produces the reply."},"response_id":{"type":"string","minLength":1,"description":"Identifier of the provider response."},"finish_reason":{"$ref":"#/$defs/FinishReason","description":"Why the model stopped, normalized."},"raw_finish_reason":{"type":"string","description":"Why the model stopped, as the provider said it."},"response_metadata":{"type":"object","additionalProperties":true,"description":"Further response data from the provider."},"id":{"$ref":"#/$defs/MessageId","description":"Identifier of the message being streamed."},"name":{"$ref":"#/$defs/ParticipantName","description":"Name of the assistant."},"metadata":{"type":"object","additionalProperties":true,"description":"Application data, never sent to a model."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific data about the message, namespaced by provider."}},"required":["role"],"additionalProperties":false};
+const schema161 = {"title":"ToolCallChunk","description":"A fragment of a streamed tool call. Fragments with the same `index` belong to one call: `id` and `name` come with the first, `arguments` are raw text to append.","type":"object","properties":{"id":{"$ref":"#/$defs/ToolCallId","description":"Identifier of the call, usually only on the first fragment."},"name":{"type":"string","description":"Name of the tool, usually only on the first fragment."},"arguments":{"type":"string","description":"A piece of the JSON argument text."},"index":{"type":"integer","minimum":0,"description":"Which call this fragment belongs to."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific data, namespaced by provider."}},"additionalProperties":false};
 
-function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate94.evaluated;
+const evaluated0 = validate101.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5378,7 +5555,7 @@ evaluated0.items = undefined;
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!(((((key0 === "id") || (key0 === "name")) || (key0 === "arguments")) || (key0 === "index")) || (key0 === "extras"))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema152,data};
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema161,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -5416,7 +5593,7 @@ errors++;
 if(data.name !== undefined){
 let data1 = data.name;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema152.properties.name.type,parentSchema:schema152.properties.name,data:data1};
+const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema161.properties.name.type,parentSchema:schema161.properties.name,data:data1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -5429,7 +5606,7 @@ errors++;
 if(data.arguments !== undefined){
 let data2 = data.arguments;
 if(typeof data2 !== "string"){
-const err4 = {instancePath:instancePath+"/arguments",schemaPath:"#/properties/arguments/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema152.properties.arguments.type,parentSchema:schema152.properties.arguments,data:data2};
+const err4 = {instancePath:instancePath+"/arguments",schemaPath:"#/properties/arguments/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema161.properties.arguments.type,parentSchema:schema161.properties.arguments,data:data2};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -5442,7 +5619,7 @@ errors++;
 if(data.index !== undefined){
 let data3 = data.index;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err5 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema152.properties.index.type,parentSchema:schema152.properties.index,data:data3};
+const err5 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema161.properties.index.type,parentSchema:schema161.properties.index,data:data3};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -5453,7 +5630,7 @@ errors++;
 }
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-const err6 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema152.properties.index,data:data3};
+const err6 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema161.properties.index,data:data3};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -5469,7 +5646,7 @@ let data4 = data.extras;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-const err7 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema152.properties.extras.type,parentSchema:schema152.properties.extras,data:data4};
+const err7 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema161.properties.extras.type,parentSchema:schema161.properties.extras,data:data4};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -5481,7 +5658,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema152.type,parentSchema:schema152,data};
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema161.type,parentSchema:schema161,data};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -5490,16 +5667,16 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate94.errors = vErrors;
+validate101.errors = vErrors;
 return errors === 0;
 }
-validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate101.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate92.evaluated;
+const evaluated0 = validate99.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5508,7 +5685,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.role === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "role"},message:"must have required property '"+"role"+"'",schema:schema151.required,parentSchema:schema151,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "role"},message:"must have required property '"+"role"+"'",schema:schema160.required,parentSchema:schema160,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -5518,8 +5695,8 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!(func6.call(schema151.properties, key0))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema151,data};
+if(!(func6.call(schema160.properties, key0))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema160,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -5532,7 +5709,7 @@ errors++;
 if(data.role !== undefined){
 let data0 = data.role;
 if("assistant" !== data0){
-const err2 = {instancePath:instancePath+"/role",schemaPath:"#/properties/role/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema151.properties.role,data:data0};
+const err2 = {instancePath:instancePath+"/role",schemaPath:"#/properties/role/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema160.properties.role,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -5553,14 +5730,14 @@ let data2 = data.tool_call_chunks;
 if(Array.isArray(data2)){
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate94(data2[i0], {instancePath:instancePath+"/tool_call_chunks/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
+if(!(validate101(data2[i0], {instancePath:instancePath+"/tool_call_chunks/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/tool_call_chunks",schemaPath:"#/properties/tool_call_chunks/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema151.properties.tool_call_chunks.type,parentSchema:schema151.properties.tool_call_chunks,data:data2};
+const err3 = {instancePath:instancePath+"/tool_call_chunks",schemaPath:"#/properties/tool_call_chunks/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema160.properties.tool_call_chunks.type,parentSchema:schema160.properties.tool_call_chunks,data:data2};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -5579,7 +5756,7 @@ errors = vErrors.length;
 if(data.usage_mode !== undefined){
 let data5 = data.usage_mode;
 if(!((data5 === "delta") || (data5 === "cumulative"))){
-const err4 = {instancePath:instancePath+"/usage_mode",schemaPath:"#/properties/usage_mode/enum",keyword:"enum",params:{allowedValues: schema151.properties.usage_mode.enum},message:"must be equal to one of the allowed values",schema:schema151.properties.usage_mode.enum,parentSchema:schema151.properties.usage_mode,data:data5};
+const err4 = {instancePath:instancePath+"/usage_mode",schemaPath:"#/properties/usage_mode/enum",keyword:"enum",params:{allowedValues: schema160.properties.usage_mode.enum},message:"must be equal to one of the allowed values",schema:schema160.properties.usage_mode.enum,parentSchema:schema160.properties.usage_mode,data:data5};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -5592,7 +5769,7 @@ errors++;
 if(data.chunk_position !== undefined){
 let data6 = data.chunk_position;
 if("last" !== data6){
-const err5 = {instancePath:instancePath+"/chunk_position",schemaPath:"#/properties/chunk_position/const",keyword:"const",params:{allowedValue: "last"},message:"must be equal to constant",schema:"last",parentSchema:schema151.properties.chunk_position,data:data6};
+const err5 = {instancePath:instancePath+"/chunk_position",schemaPath:"#/properties/chunk_position/const",keyword:"const",params:{allowedValue: "last"},message:"must be equal to constant",schema:"last",parentSchema:schema160.properties.chunk_position,data:data6};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -5606,7 +5783,7 @@ if(data.model !== undefined){
 let data7 = data.model;
 if(typeof data7 === "string"){
 if(func1(data7) < 1){
-const err6 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema151.properties.model,data:data7};
+const err6 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema160.properties.model,data:data7};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -5617,7 +5794,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema151.properties.model.type,parentSchema:schema151.properties.model,data:data7};
+const err7 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema160.properties.model.type,parentSchema:schema160.properties.model,data:data7};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -5631,7 +5808,7 @@ if(data.provider !== undefined){
 let data8 = data.provider;
 if(typeof data8 === "string"){
 if(func1(data8) < 1){
-const err8 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema151.properties.provider,data:data8};
+const err8 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema160.properties.provider,data:data8};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -5642,7 +5819,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema151.properties.provider.type,parentSchema:schema151.properties.provider,data:data8};
+const err9 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema160.properties.provider.type,parentSchema:schema160.properties.provider,data:data8};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -5656,7 +5833,7 @@ if(data.response_id !== undefined){
 let data9 = data.response_id;
 if(typeof data9 === "string"){
 if(func1(data9) < 1){
-const err10 = {instancePath:instancePath+"/response_id",schemaPath:"#/properties/response_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema151.properties.response_id,data:data9};
+const err10 = {instancePath:instancePath+"/response_id",schemaPath:"#/properties/response_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema160.properties.response_id,data:data9};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -5667,7 +5844,7 @@ errors++;
 }
 }
 else {
-const err11 = {instancePath:instancePath+"/response_id",schemaPath:"#/properties/response_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema151.properties.response_id.type,parentSchema:schema151.properties.response_id,data:data9};
+const err11 = {instancePath:instancePath+"/response_id",schemaPath:"#/properties/response_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema160.properties.response_id.type,parentSchema:schema160.properties.response_id,data:data9};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -5693,7 +5870,7 @@ errors++;
 if(data.raw_finish_reason !== undefined){
 let data11 = data.raw_finish_reason;
 if(typeof data11 !== "string"){
-const err13 = {instancePath:instancePath+"/raw_finish_reason",schemaPath:"#/properties/raw_finish_reason/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema151.properties.raw_finish_reason.type,parentSchema:schema151.properties.raw_finish_reason,data:data11};
+const err13 = {instancePath:instancePath+"/raw_finish_reason",schemaPath:"#/properties/raw_finish_reason/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema160.properties.raw_finish_reason.type,parentSchema:schema160.properties.raw_finish_reason,data:data11};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -5708,7 +5885,7 @@ let data12 = data.response_metadata;
 if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 }
 else {
-const err14 = {instancePath:instancePath+"/response_metadata",schemaPath:"#/properties/response_metadata/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema151.properties.response_metadata.type,parentSchema:schema151.properties.response_metadata,data:data12};
+const err14 = {instancePath:instancePath+"/response_metadata",schemaPath:"#/properties/response_metadata/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema160.properties.response_metadata.type,parentSchema:schema160.properties.response_metadata,data:data12};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -5773,7 +5950,7 @@ let data15 = data.metadata;
 if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
 }
 else {
-const err19 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema151.properties.metadata.type,parentSchema:schema151.properties.metadata,data:data15};
+const err19 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema160.properties.metadata.type,parentSchema:schema160.properties.metadata,data:data15};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -5788,7 +5965,7 @@ let data16 = data.extras;
 if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
 }
 else {
-const err20 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema151.properties.extras.type,parentSchema:schema151.properties.extras,data:data16};
+const err20 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema160.properties.extras.type,parentSchema:schema160.properties.extras,data:data16};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -5800,7 +5977,7 @@ errors++;
 }
 }
 else {
-const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema151.type,parentSchema:schema151,data};
+const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema160.type,parentSchema:schema160,data};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -5809,17 +5986,17 @@ vErrors.push(err21);
 }
 errors++;
 }
-validate92.errors = vErrors;
+validate99.errors = vErrors;
 return errors === 0;
 }
-validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const AudioBlock = validate97;
+export const AudioBlock = validate104;
 
-function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate97.evaluated;
+const evaluated0 = validate104.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6184,18 +6361,18 @@ vErrors.push(err26);
 }
 errors++;
 }
-validate97.errors = vErrors;
+validate104.errors = vErrors;
 return errors === 0;
 }
-validate97.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const AutoToolChoice = validate98;
-const schema143 = {"title":"AutoToolChoice","description":"The model decides whether to call tools.","type":"object","properties":{"type":{"const":"auto","description":"Tool-choice tag."},"parallel":{"type":"boolean","description":"Whether the model may call several tools in one turn; provider default when absent."}},"required":["type"],"additionalProperties":false};
+export const AutoToolChoice = validate105;
+const schema145 = {"title":"AutoToolChoice","description":"The model decides whether to call tools.","type":"object","properties":{"type":{"const":"auto","description":"Tool-choice tag."},"parallel":{"type":"boolean","description":"Whether the model may call several tools in one turn; provider default when absent."}},"required":["type"],"additionalProperties":false};
 
-function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate98.evaluated;
+const evaluated0 = validate105.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6204,7 +6381,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema143.required,parentSchema:schema143,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema145.required,parentSchema:schema145,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -6215,7 +6392,7 @@ errors++;
 }
 for(const key0 in data){
 if(!((key0 === "type") || (key0 === "parallel"))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema143,data};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema145,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -6228,7 +6405,7 @@ errors++;
 if(data.type !== undefined){
 let data0 = data.type;
 if("auto" !== data0){
-const err2 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema143.properties.type,data:data0};
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema145.properties.type,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -6241,7 +6418,7 @@ errors++;
 if(data.parallel !== undefined){
 let data1 = data.parallel;
 if(typeof data1 !== "boolean"){
-const err3 = {instancePath:instancePath+"/parallel",schemaPath:"#/properties/parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema143.properties.parallel.type,parentSchema:schema143.properties.parallel,data:data1};
+const err3 = {instancePath:instancePath+"/parallel",schemaPath:"#/properties/parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema145.properties.parallel.type,parentSchema:schema145.properties.parallel,data:data1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -6253,7 +6430,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema143.type,parentSchema:schema143,data};
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema145.type,parentSchema:schema145,data};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -6262,17 +6439,17 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate98.errors = vErrors;
+validate105.errors = vErrors;
 return errors === 0;
 }
-validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate105.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const Base64Data = validate99;
+export const Base64Data = validate106;
 
-function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate99.evaluated;
+const evaluated0 = validate106.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6289,17 +6466,17 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate99.errors = vErrors;
+validate106.errors = vErrors;
 return errors === 0;
 }
-validate99.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate106.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const BlockId = validate100;
+export const BlockId = validate107;
 
-function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate100.evaluated;
+const evaluated0 = validate107.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6328,17 +6505,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate100.errors = vErrors;
+validate107.errors = vErrors;
 return errors === 0;
 }
-validate100.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate107.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const BlockIndex = validate101;
+export const BlockIndex = validate108;
 
-function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate101.evaluated;
+const evaluated0 = validate108.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6367,17 +6544,17 @@ vErrors.push(err1);
 errors++;
 }
 }
-validate101.errors = vErrors;
+validate108.errors = vErrors;
 return errors === 0;
 }
-validate101.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate108.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const CacheControl = validate102;
+export const CacheControl = validate109;
 
-function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate102.evaluated;
+const evaluated0 = validate109.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6456,17 +6633,17 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate102.errors = vErrors;
+validate109.errors = vErrors;
 return errors === 0;
 }
-validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate109.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const Citation = validate103;
+export const Citation = validate110;
 
-function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate103.evaluated;
+const evaluated0 = validate110.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6661,17 +6838,17 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate103.errors = vErrors;
+validate110.errors = vErrors;
 return errors === 0;
 }
-validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const ContentBlock = validate104;
+export const ContentBlock = validate111;
 
-function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate104.evaluated;
+const evaluated0 = validate111.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6810,14 +6987,14 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate104.errors = vErrors;
+validate111.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate104.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate111.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const Conversation = validate116;
-const schema32 = {"title":"Conversation","description":"A whole request's worth of conversation: the messages, the tools the model may call and how it may choose them. Also one line of a JSONL dataset.","type":"object","properties":{"messages":{"type":"array","items":{"$ref":"#/$defs/Message"},"description":"The messages, oldest first."},"tools":{"type":"array","items":{"$ref":"#/$defs/ToolDefinition"},"description":"Tools the model may call."},"tool_choice":{"$ref":"#/$defs/ToolChoice","description":"Whether and which tools the model may call."},"id":{"type":"string","minLength":1,"description":"Identifier of the conversation."},"metadata":{"type":"object","additionalProperties":true,"description":"Application data about the conversation. Never sent to a model."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific request data the neutral model has no field for, namespaced by provider. Kept and passed back to that provider."}},"required":["messages"],"additionalProperties":false};
+export const Conversation = validate123;
+const schema32 = {"title":"Conversation","description":"A whole request's worth of conversation: the messages, the tools the model may call and how it may choose them. Also one line of a JSONL dataset.","type":"object","properties":{"messages":{"type":"array","items":{"$ref":"#/$defs/Message"},"description":"The messages, oldest first."},"tools":{"type":"array","items":{"$ref":"#/$defs/ToolDefinition"},"description":"Tools the model may call."},"tool_choice":{"$ref":"#/$defs/ToolChoice","description":"Whether and which tools the model may call."},"settings":{"$ref":"#/$defs/GenerationSettings","description":"How the model should generate: model, output limit, sampling, structured output, reasoning effort."},"id":{"type":"string","minLength":1,"description":"Identifier of the conversation."},"metadata":{"type":"object","additionalProperties":true,"description":"Application data about the conversation. Never sent to a model."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific request data the neutral model has no field for, namespaced by provider. Kept and passed back to that provider."}},"required":["messages"],"additionalProperties":false};
 const schema33 = {"title":"Message","description":"One message of a conversation, told apart by `role`.","type":"object","oneOf":[{"$ref":"#/$defs/SystemMessage"},{"$ref":"#/$defs/UserMessage"},{"$ref":"#/$defs/AssistantMessage"},{"$ref":"#/$defs/ToolMessage"}],"discriminator":{"propertyName":"role"}};
 const schema34 = {"title":"SystemMessage","description":"Instructions for the model.","type":"object","properties":{"role":{"const":"system","description":"Message tag."},"content":{"$ref":"#/$defs/MessageContent","description":"The instructions."},"id":{"$ref":"#/$defs/MessageId","description":"Identifier of the message."},"name":{"$ref":"#/$defs/ParticipantName","description":"Name of the author."},"metadata":{"type":"object","additionalProperties":true,"description":"Application data, never sent to a model."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific data about the message that the neutral model has no field for, namespaced by provider (`{\"openai_responses\": {\"status\": \"completed\"}}`). Kept and passed back to that provider."}},"required":["role","content"],"additionalProperties":false};
 
@@ -7905,9 +8082,9 @@ return errors === 0;
 }
 validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema140 = {"title":"ToolChoice","description":"Whether and which tools the model may call, told apart by `type`.","type":"object","oneOf":[{"$ref":"#/$defs/AutoToolChoice"},{"$ref":"#/$defs/NoneToolChoice"},{"$ref":"#/$defs/RequiredToolChoice"},{"$ref":"#/$defs/NamedToolChoice"}],"discriminator":{"propertyName":"type"}};
-const schema144 = {"title":"NoneToolChoice","description":"The model must not call tools.","type":"object","properties":{"type":{"const":"none","description":"Tool-choice tag."}},"required":["type"],"additionalProperties":false};
-const schema145 = {"title":"RequiredToolChoice","description":"The model must call at least one tool.","type":"object","properties":{"type":{"const":"required","description":"Tool-choice tag."},"parallel":{"type":"boolean","description":"Whether the model may call several tools in one turn; provider default when absent."}},"required":["type"],"additionalProperties":false};
+const schema140 = {"title":"ToolChoice","description":"Whether and which tools the model may call, told apart by `type`.","type":"object","oneOf":[{"$ref":"#/$defs/AutoToolChoice"},{"$ref":"#/$defs/NoneToolChoice"},{"$ref":"#/$defs/RequiredToolChoice"},{"$ref":"#/$defs/NamedToolChoice"},{"$ref":"#/$defs/AllowedToolsChoice"}],"discriminator":{"propertyName":"type"}};
+const schema146 = {"title":"NoneToolChoice","description":"The model must not call tools.","type":"object","properties":{"type":{"const":"none","description":"Tool-choice tag."}},"required":["type"],"additionalProperties":false};
+const schema147 = {"title":"RequiredToolChoice","description":"The model must call at least one tool.","type":"object","properties":{"type":{"const":"required","description":"Tool-choice tag."},"parallel":{"type":"boolean","description":"Whether the model may call several tools in one turn; provider default when absent."}},"required":["type"],"additionalProperties":false};
 const schema141 = {"title":"NamedToolChoice","description":"The model must call this tool.","type":"object","properties":{"type":{"const":"tool","description":"Tool-choice tag."},"name":{"$ref":"#/$defs/ToolName","description":"Name of the tool to call."},"parallel":{"type":"boolean","description":"Whether the model may call several tools in one turn; provider default when absent."}},"required":["type","name"],"additionalProperties":false};
 
 function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -8021,6 +8198,181 @@ return errors === 0;
 validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
+function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate81.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema143.required,parentSchema:schema143,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.names === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "names"},message:"must have required property '"+"names"+"'",schema:schema143.required,parentSchema:schema143,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.mode === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mode"},message:"must have required property '"+"mode"+"'",schema:schema143.required,parentSchema:schema143,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((key0 === "type") || (key0 === "names")) || (key0 === "mode")) || (key0 === "parallel")) || (key0 === "extras"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema143,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.type !== undefined){
+let data0 = data.type;
+if("allowed" !== data0){
+const err4 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "allowed"},message:"must be equal to constant",schema:"allowed",parentSchema:schema143.properties.type,data:data0};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.names !== undefined){
+let data1 = data.names;
+if(Array.isArray(data1)){
+if(data1.length < 1){
+const err5 = {instancePath:instancePath+"/names",schemaPath:"#/properties/names/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema143.properties.names,data:data1};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+if(typeof data2 === "string"){
+if(func1(data2) < 1){
+const err6 = {instancePath:instancePath+"/names/" + i0,schemaPath:"#/$defs/ToolName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema115,data:data2};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/names/" + i0,schemaPath:"#/$defs/ToolName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema115.type,parentSchema:schema115,data:data2};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/names",schemaPath:"#/properties/names/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema143.properties.names.type,parentSchema:schema143.properties.names,data:data1};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.mode !== undefined){
+let data3 = data.mode;
+if(!((data3 === "auto") || (data3 === "required"))){
+const err9 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema143.properties.mode.enum},message:"must be equal to one of the allowed values",schema:schema143.properties.mode.enum,parentSchema:schema143.properties.mode,data:data3};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.parallel !== undefined){
+let data4 = data.parallel;
+if(typeof data4 !== "boolean"){
+const err10 = {instancePath:instancePath+"/parallel",schemaPath:"#/properties/parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema143.properties.parallel.type,parentSchema:schema143.properties.parallel,data:data4};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.extras !== undefined){
+let data5 = data.extras;
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+}
+else {
+const err11 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema143.properties.extras.type,parentSchema:schema143.properties.extras,data:data5};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema143.type,parentSchema:schema143,data};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+validate81.errors = vErrors;
+return errors === 0;
+}
+validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
 function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
@@ -8037,7 +8389,7 @@ if(typeof tag0 == "string"){
 if(tag0 === "auto"){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err0 = {instancePath,schemaPath:"#/$defs/AutoToolChoice/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema143.required,parentSchema:schema143,data};
+const err0 = {instancePath,schemaPath:"#/$defs/AutoToolChoice/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema145.required,parentSchema:schema145,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -8048,7 +8400,7 @@ errors++;
 }
 for(const key0 in data){
 if(!((key0 === "type") || (key0 === "parallel"))){
-const err1 = {instancePath,schemaPath:"#/$defs/AutoToolChoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema143,data};
+const err1 = {instancePath,schemaPath:"#/$defs/AutoToolChoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema145,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -8061,7 +8413,7 @@ errors++;
 if(data.type !== undefined){
 let data0 = data.type;
 if("auto" !== data0){
-const err2 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/AutoToolChoice/properties/type/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema143.properties.type,data:data0};
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/AutoToolChoice/properties/type/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema145.properties.type,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -8074,7 +8426,7 @@ errors++;
 if(data.parallel !== undefined){
 let data1 = data.parallel;
 if(typeof data1 !== "boolean"){
-const err3 = {instancePath:instancePath+"/parallel",schemaPath:"#/$defs/AutoToolChoice/properties/parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema143.properties.parallel.type,parentSchema:schema143.properties.parallel,data:data1};
+const err3 = {instancePath:instancePath+"/parallel",schemaPath:"#/$defs/AutoToolChoice/properties/parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema145.properties.parallel.type,parentSchema:schema145.properties.parallel,data:data1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -8086,7 +8438,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath,schemaPath:"#/$defs/AutoToolChoice/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema143.type,parentSchema:schema143,data};
+const err4 = {instancePath,schemaPath:"#/$defs/AutoToolChoice/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema145.type,parentSchema:schema145,data};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -8100,7 +8452,7 @@ var props0 = true;
 else if(tag0 === "none"){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err5 = {instancePath,schemaPath:"#/$defs/NoneToolChoice/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema144.required,parentSchema:schema144,data};
+const err5 = {instancePath,schemaPath:"#/$defs/NoneToolChoice/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema146.required,parentSchema:schema146,data};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -8111,7 +8463,7 @@ errors++;
 }
 for(const key1 in data){
 if(!(key1 === "type")){
-const err6 = {instancePath,schemaPath:"#/$defs/NoneToolChoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema144,data};
+const err6 = {instancePath,schemaPath:"#/$defs/NoneToolChoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema146,data};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -8124,7 +8476,7 @@ errors++;
 if(data.type !== undefined){
 let data2 = data.type;
 if("none" !== data2){
-const err7 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/NoneToolChoice/properties/type/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema144.properties.type,data:data2};
+const err7 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/NoneToolChoice/properties/type/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema146.properties.type,data:data2};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -8136,7 +8488,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/$defs/NoneToolChoice/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema144.type,parentSchema:schema144,data};
+const err8 = {instancePath,schemaPath:"#/$defs/NoneToolChoice/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema146.type,parentSchema:schema146,data};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -8152,7 +8504,7 @@ props0 = true;
 else if(tag0 === "required"){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err9 = {instancePath,schemaPath:"#/$defs/RequiredToolChoice/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema145.required,parentSchema:schema145,data};
+const err9 = {instancePath,schemaPath:"#/$defs/RequiredToolChoice/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema147.required,parentSchema:schema147,data};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -8163,7 +8515,7 @@ errors++;
 }
 for(const key2 in data){
 if(!((key2 === "type") || (key2 === "parallel"))){
-const err10 = {instancePath,schemaPath:"#/$defs/RequiredToolChoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema145,data};
+const err10 = {instancePath,schemaPath:"#/$defs/RequiredToolChoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema147,data};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -8176,7 +8528,7 @@ errors++;
 if(data.type !== undefined){
 let data3 = data.type;
 if("required" !== data3){
-const err11 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/RequiredToolChoice/properties/type/const",keyword:"const",params:{allowedValue: "required"},message:"must be equal to constant",schema:"required",parentSchema:schema145.properties.type,data:data3};
+const err11 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/RequiredToolChoice/properties/type/const",keyword:"const",params:{allowedValue: "required"},message:"must be equal to constant",schema:"required",parentSchema:schema147.properties.type,data:data3};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -8189,7 +8541,7 @@ errors++;
 if(data.parallel !== undefined){
 let data4 = data.parallel;
 if(typeof data4 !== "boolean"){
-const err12 = {instancePath:instancePath+"/parallel",schemaPath:"#/$defs/RequiredToolChoice/properties/parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema145.properties.parallel.type,parentSchema:schema145.properties.parallel,data:data4};
+const err12 = {instancePath:instancePath+"/parallel",schemaPath:"#/$defs/RequiredToolChoice/properties/parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema147.properties.parallel.type,parentSchema:schema147.properties.parallel,data:data4};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -8201,7 +8553,7 @@ errors++;
 }
 }
 else {
-const err13 = {instancePath,schemaPath:"#/$defs/RequiredToolChoice/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema145.type,parentSchema:schema145,data};
+const err13 = {instancePath,schemaPath:"#/$defs/RequiredToolChoice/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema147.type,parentSchema:schema147,data};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -8217,6 +8569,15 @@ props0 = true;
 else if(tag0 === "tool"){
 if(!(validate80(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
+errors = vErrors.length;
+}
+if(props0 !== true){
+props0 = true;
+}
+}
+else if(tag0 === "allowed"){
+if(!(validate81(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -8261,11 +8622,539 @@ return errors === 0;
 }
 validate79.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
+const schema148 = {"title":"GenerationSettings","description":"Request settings every format can say in its own words. A format's other request fields stay in `Conversation.extras`. docs/providers.md maps each to each format's key.","type":"object","properties":{"model":{"type":"string","minLength":1,"description":"Model name as the provider knows it."},"max_output_tokens":{"type":"integer","minimum":0,"description":"Most tokens the model may generate (Chat `max_completion_tokens`/`max_tokens`, Anthropic `max_tokens`, Gemini `maxOutputTokens`)."},"temperature":{"type":"number","description":"Sampling temperature."},"top_p":{"type":"number","description":"Nucleus sampling probability mass."},"top_k":{"type":"integer","description":"Sample only from the k most likely tokens."},"stop":{"type":"array","items":{"type":"string"},"description":"Sequences that end generation."},"seed":{"type":"integer","description":"Seed for sampling, where the provider supports reproducible output."},"presence_penalty":{"type":"number","description":"Penalty on tokens already present."},"frequency_penalty":{"type":"number","description":"Penalty proportional to how often a token appeared."},"response_format":{"$ref":"#/$defs/ResponseFormat","description":"Plain text, any JSON object, or JSON that validates against a schema."},"reasoning_effort":{"type":"string","minLength":1,"description":"How hard the model reasons, in the provider's words (`minimal`, `low`, `medium`, `high` ...; Gemini `thinking_level`)."},"thinking_budget":{"type":"integer","description":"Tokens the model may spend reasoning (Anthropic `thinking.budget_tokens`, Gemini `thinking_budget`, where -1 is dynamic and 0 is off)."}},"additionalProperties":false};
+const schema149 = {"title":"ResponseFormat","description":"The form of the model's answer, told apart by `type`.","type":"object","oneOf":[{"$ref":"#/$defs/TextResponseFormat"},{"$ref":"#/$defs/JsonObjectResponseFormat"},{"$ref":"#/$defs/JsonSchemaResponseFormat"}],"discriminator":{"propertyName":"type"}};
+const schema150 = {"title":"TextResponseFormat","description":"Plain text (the default).","type":"object","properties":{"type":{"const":"text","description":"Response-format tag."}},"required":["type"],"additionalProperties":false};
+const schema151 = {"title":"JsonObjectResponseFormat","description":"Any JSON object (OpenAI JSON mode, Gemini `application/json` without a schema).","type":"object","properties":{"type":{"const":"json_object","description":"Response-format tag."}},"required":["type"],"additionalProperties":false};
+const schema152 = {"title":"JsonSchemaResponseFormat","description":"JSON that validates against `json_schema` (structured output).","type":"object","properties":{"type":{"const":"json_schema","description":"Response-format tag."},"json_schema":{"type":"object","additionalProperties":true,"description":"JSON Schema of the answer."},"name":{"type":"string","minLength":1,"description":"Name of the schema (OpenAI requires one)."},"description":{"type":"string","description":"What the answer is, for the model."},"strict":{"type":"boolean","description":"Ask the provider to enforce the schema exactly; provider default when absent."}},"required":["type","json_schema"],"additionalProperties":false};
 
-function validate116(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate116.evaluated;
+const evaluated0 = validate86.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+const tag0 = data.type;
+if(typeof tag0 == "string"){
+if(tag0 === "text"){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type === undefined){
+const err0 = {instancePath,schemaPath:"#/$defs/TextResponseFormat/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema150.required,parentSchema:schema150,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "type")){
+const err1 = {instancePath,schemaPath:"#/$defs/TextResponseFormat/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema150,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.type !== undefined){
+let data0 = data.type;
+if("text" !== data0){
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/TextResponseFormat/properties/type/const",keyword:"const",params:{allowedValue: "text"},message:"must be equal to constant",schema:"text",parentSchema:schema150.properties.type,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/$defs/TextResponseFormat/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema150.type,parentSchema:schema150,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var props0 = true;
+}
+else if(tag0 === "json_object"){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type === undefined){
+const err4 = {instancePath,schemaPath:"#/$defs/JsonObjectResponseFormat/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema151.required,parentSchema:schema151,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+for(const key1 in data){
+if(!(key1 === "type")){
+const err5 = {instancePath,schemaPath:"#/$defs/JsonObjectResponseFormat/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema151,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.type !== undefined){
+let data1 = data.type;
+if("json_object" !== data1){
+const err6 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/JsonObjectResponseFormat/properties/type/const",keyword:"const",params:{allowedValue: "json_object"},message:"must be equal to constant",schema:"json_object",parentSchema:schema151.properties.type,data:data1};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/$defs/JsonObjectResponseFormat/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema151.type,parentSchema:schema151,data};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(props0 !== true){
+props0 = true;
+}
+}
+else if(tag0 === "json_schema"){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type === undefined){
+const err8 = {instancePath,schemaPath:"#/$defs/JsonSchemaResponseFormat/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema152.required,parentSchema:schema152,data};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data.json_schema === undefined){
+const err9 = {instancePath,schemaPath:"#/$defs/JsonSchemaResponseFormat/required",keyword:"required",params:{missingProperty: "json_schema"},message:"must have required property '"+"json_schema"+"'",schema:schema152.required,parentSchema:schema152,data};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+for(const key2 in data){
+if(!(((((key2 === "type") || (key2 === "json_schema")) || (key2 === "name")) || (key2 === "description")) || (key2 === "strict"))){
+const err10 = {instancePath,schemaPath:"#/$defs/JsonSchemaResponseFormat/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema152,data};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.type !== undefined){
+let data2 = data.type;
+if("json_schema" !== data2){
+const err11 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/JsonSchemaResponseFormat/properties/type/const",keyword:"const",params:{allowedValue: "json_schema"},message:"must be equal to constant",schema:"json_schema",parentSchema:schema152.properties.type,data:data2};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.json_schema !== undefined){
+let data3 = data.json_schema;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+}
+else {
+const err12 = {instancePath:instancePath+"/json_schema",schemaPath:"#/$defs/JsonSchemaResponseFormat/properties/json_schema/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema152.properties.json_schema.type,parentSchema:schema152.properties.json_schema,data:data3};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+let data4 = data.name;
+if(typeof data4 === "string"){
+if(func1(data4) < 1){
+const err13 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/JsonSchemaResponseFormat/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema152.properties.name,data:data4};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/JsonSchemaResponseFormat/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema152.properties.name.type,parentSchema:schema152.properties.name,data:data4};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.description !== undefined){
+let data5 = data.description;
+if(typeof data5 !== "string"){
+const err15 = {instancePath:instancePath+"/description",schemaPath:"#/$defs/JsonSchemaResponseFormat/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema152.properties.description.type,parentSchema:schema152.properties.description,data:data5};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.strict !== undefined){
+let data6 = data.strict;
+if(typeof data6 !== "boolean"){
+const err16 = {instancePath:instancePath+"/strict",schemaPath:"#/$defs/JsonSchemaResponseFormat/properties/strict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema152.properties.strict.type,parentSchema:schema152.properties.strict,data:data6};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+else {
+const err17 = {instancePath,schemaPath:"#/$defs/JsonSchemaResponseFormat/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema152.type,parentSchema:schema152,data};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if(props0 !== true){
+props0 = true;
+}
+}
+else {
+const err18 = {instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf",schema:schema149.discriminator,parentSchema:schema149,data};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+else {
+const err19 = {instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string",schema:schema149.discriminator,parentSchema:schema149,data};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+else {
+const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema149.type,parentSchema:schema149,data};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+validate86.errors = vErrors;
+evaluated0.props = props0;
+return errors === 0;
+}
+validate86.evaluated = {"dynamicProps":true,"dynamicItems":false};
+
+
+function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate85.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+if(!(func6.call(schema148.properties, key0))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema148,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.model !== undefined){
+let data0 = data.model;
+if(typeof data0 === "string"){
+if(func1(data0) < 1){
+const err1 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema148.properties.model,data:data0};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema148.properties.model.type,parentSchema:schema148.properties.model,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.max_output_tokens !== undefined){
+let data1 = data.max_output_tokens;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+const err3 = {instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema148.properties.max_output_tokens.type,parentSchema:schema148.properties.max_output_tokens,data:data1};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 < 0 || isNaN(data1)){
+const err4 = {instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema148.properties.max_output_tokens,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+if(data.temperature !== undefined){
+let data2 = data.temperature;
+if(!((typeof data2 == "number") && (isFinite(data2)))){
+const err5 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema148.properties.temperature.type,parentSchema:schema148.properties.temperature,data:data2};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.top_p !== undefined){
+let data3 = data.top_p;
+if(!((typeof data3 == "number") && (isFinite(data3)))){
+const err6 = {instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema148.properties.top_p.type,parentSchema:schema148.properties.top_p,data:data3};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.top_k !== undefined){
+let data4 = data.top_k;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+const err7 = {instancePath:instancePath+"/top_k",schemaPath:"#/properties/top_k/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema148.properties.top_k.type,parentSchema:schema148.properties.top_k,data:data4};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.stop !== undefined){
+let data5 = data.stop;
+if(Array.isArray(data5)){
+const len0 = data5.length;
+for(let i0=0; i0<len0; i0++){
+let data6 = data5[i0];
+if(typeof data6 !== "string"){
+const err8 = {instancePath:instancePath+"/stop/" + i0,schemaPath:"#/properties/stop/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema148.properties.stop.items.type,parentSchema:schema148.properties.stop.items,data:data6};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema148.properties.stop.type,parentSchema:schema148.properties.stop,data:data5};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.seed !== undefined){
+let data7 = data.seed;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+const err10 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema148.properties.seed.type,parentSchema:schema148.properties.seed,data:data7};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.presence_penalty !== undefined){
+let data8 = data.presence_penalty;
+if(!((typeof data8 == "number") && (isFinite(data8)))){
+const err11 = {instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema148.properties.presence_penalty.type,parentSchema:schema148.properties.presence_penalty,data:data8};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.frequency_penalty !== undefined){
+let data9 = data.frequency_penalty;
+if(!((typeof data9 == "number") && (isFinite(data9)))){
+const err12 = {instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema148.properties.frequency_penalty.type,parentSchema:schema148.properties.frequency_penalty,data:data9};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.response_format !== undefined){
+if(!(validate86(data.response_format, {instancePath:instancePath+"/response_format",parentData:data,parentDataProperty:"response_format",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
+errors = vErrors.length;
+}
+}
+if(data.reasoning_effort !== undefined){
+let data11 = data.reasoning_effort;
+if(typeof data11 === "string"){
+if(func1(data11) < 1){
+const err13 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema148.properties.reasoning_effort,data:data11};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema148.properties.reasoning_effort.type,parentSchema:schema148.properties.reasoning_effort,data:data11};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.thinking_budget !== undefined){
+let data12 = data.thinking_budget;
+if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
+const err15 = {instancePath:instancePath+"/thinking_budget",schemaPath:"#/properties/thinking_budget/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema148.properties.thinking_budget.type,parentSchema:schema148.properties.thinking_budget,data:data12};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema148.type,parentSchema:schema148,data};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate85.errors = vErrors;
+return errors === 0;
+}
+validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate123.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8284,7 +9173,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!((((((key0 === "messages") || (key0 === "tools")) || (key0 === "tool_choice")) || (key0 === "id")) || (key0 === "metadata")) || (key0 === "extras"))){
+if(!(((((((key0 === "messages") || (key0 === "tools")) || (key0 === "tool_choice")) || (key0 === "settings")) || (key0 === "id")) || (key0 === "metadata")) || (key0 === "extras"))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema32,data};
 if(vErrors === null){
 vErrors = [err1];
@@ -8345,11 +9234,17 @@ vErrors = vErrors === null ? validate79.errors : vErrors.concat(validate79.error
 errors = vErrors.length;
 }
 }
+if(data.settings !== undefined){
+if(!(validate85(data.settings, {instancePath:instancePath+"/settings",parentData:data,parentDataProperty:"settings",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate85.errors : vErrors.concat(validate85.errors);
+errors = vErrors.length;
+}
+}
 if(data.id !== undefined){
-let data5 = data.id;
-if(typeof data5 === "string"){
-if(func1(data5) < 1){
-const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema32.properties.id,data:data5};
+let data6 = data.id;
+if(typeof data6 === "string"){
+if(func1(data6) < 1){
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema32.properties.id,data:data6};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -8360,7 +9255,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema32.properties.id.type,parentSchema:schema32.properties.id,data:data5};
+const err5 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema32.properties.id.type,parentSchema:schema32.properties.id,data:data6};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -8371,11 +9266,11 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-let data6 = data.metadata;
-if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+let data7 = data.metadata;
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 }
 else {
-const err6 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.metadata.type,parentSchema:schema32.properties.metadata,data:data6};
+const err6 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.metadata.type,parentSchema:schema32.properties.metadata,data:data7};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -8386,11 +9281,11 @@ errors++;
 }
 }
 if(data.extras !== undefined){
-let data7 = data.extras;
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+let data8 = data.extras;
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 }
 else {
-const err7 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.extras.type,parentSchema:schema32.properties.extras,data:data7};
+const err7 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.extras.type,parentSchema:schema32.properties.extras,data:data8};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -8411,17 +9306,17 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate116.errors = vErrors;
+validate123.errors = vErrors;
 return errors === 0;
 }
-validate116.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate123.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const FileBlock = validate120;
+export const FileBlock = validate128;
 
-function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate120.evaluated;
+const evaluated0 = validate128.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8811,17 +9706,17 @@ vErrors.push(err28);
 }
 errors++;
 }
-validate120.errors = vErrors;
+validate128.errors = vErrors;
 return errors === 0;
 }
-validate120.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate128.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const FileId = validate121;
+export const FileId = validate129;
 
-function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate129(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate121.evaluated;
+const evaluated0 = validate129.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8850,17 +9745,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate121.errors = vErrors;
+validate129.errors = vErrors;
 return errors === 0;
 }
-validate121.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate129.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const FinishReason = validate122;
+export const FinishReason = validate130;
 
-function validate122(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate122.evaluated;
+const evaluated0 = validate130.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8877,17 +9772,259 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate122.errors = vErrors;
+validate130.errors = vErrors;
 return errors === 0;
 }
-validate122.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate130.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const ImageBlock = validate123;
+export const GenerationSettings = validate131;
 
-function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate123.evaluated;
+const evaluated0 = validate131.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+if(!(func6.call(schema148.properties, key0))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema148,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.model !== undefined){
+let data0 = data.model;
+if(typeof data0 === "string"){
+if(func1(data0) < 1){
+const err1 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema148.properties.model,data:data0};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema148.properties.model.type,parentSchema:schema148.properties.model,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.max_output_tokens !== undefined){
+let data1 = data.max_output_tokens;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+const err3 = {instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema148.properties.max_output_tokens.type,parentSchema:schema148.properties.max_output_tokens,data:data1};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 < 0 || isNaN(data1)){
+const err4 = {instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema148.properties.max_output_tokens,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+if(data.temperature !== undefined){
+let data2 = data.temperature;
+if(!((typeof data2 == "number") && (isFinite(data2)))){
+const err5 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema148.properties.temperature.type,parentSchema:schema148.properties.temperature,data:data2};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.top_p !== undefined){
+let data3 = data.top_p;
+if(!((typeof data3 == "number") && (isFinite(data3)))){
+const err6 = {instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema148.properties.top_p.type,parentSchema:schema148.properties.top_p,data:data3};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.top_k !== undefined){
+let data4 = data.top_k;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+const err7 = {instancePath:instancePath+"/top_k",schemaPath:"#/properties/top_k/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema148.properties.top_k.type,parentSchema:schema148.properties.top_k,data:data4};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.stop !== undefined){
+let data5 = data.stop;
+if(Array.isArray(data5)){
+const len0 = data5.length;
+for(let i0=0; i0<len0; i0++){
+let data6 = data5[i0];
+if(typeof data6 !== "string"){
+const err8 = {instancePath:instancePath+"/stop/" + i0,schemaPath:"#/properties/stop/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema148.properties.stop.items.type,parentSchema:schema148.properties.stop.items,data:data6};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema148.properties.stop.type,parentSchema:schema148.properties.stop,data:data5};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.seed !== undefined){
+let data7 = data.seed;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+const err10 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema148.properties.seed.type,parentSchema:schema148.properties.seed,data:data7};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.presence_penalty !== undefined){
+let data8 = data.presence_penalty;
+if(!((typeof data8 == "number") && (isFinite(data8)))){
+const err11 = {instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema148.properties.presence_penalty.type,parentSchema:schema148.properties.presence_penalty,data:data8};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.frequency_penalty !== undefined){
+let data9 = data.frequency_penalty;
+if(!((typeof data9 == "number") && (isFinite(data9)))){
+const err12 = {instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema148.properties.frequency_penalty.type,parentSchema:schema148.properties.frequency_penalty,data:data9};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.response_format !== undefined){
+if(!(validate86(data.response_format, {instancePath:instancePath+"/response_format",parentData:data,parentDataProperty:"response_format",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
+errors = vErrors.length;
+}
+}
+if(data.reasoning_effort !== undefined){
+let data11 = data.reasoning_effort;
+if(typeof data11 === "string"){
+if(func1(data11) < 1){
+const err13 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema148.properties.reasoning_effort,data:data11};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema148.properties.reasoning_effort.type,parentSchema:schema148.properties.reasoning_effort,data:data11};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.thinking_budget !== undefined){
+let data12 = data.thinking_budget;
+if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
+const err15 = {instancePath:instancePath+"/thinking_budget",schemaPath:"#/properties/thinking_budget/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema148.properties.thinking_budget.type,parentSchema:schema148.properties.thinking_budget,data:data12};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema148.type,parentSchema:schema148,data};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate131.errors = vErrors;
+return errors === 0;
+}
+validate131.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const ImageBlock = validate133;
+
+function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate133.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9265,17 +10402,17 @@ vErrors.push(err27);
 }
 errors++;
 }
-validate123.errors = vErrors;
+validate133.errors = vErrors;
 return errors === 0;
 }
-validate123.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate133.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const InputTokenDetails = validate124;
+export const InputTokenDetails = validate134;
 
-function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate124.evaluated;
+const evaluated0 = validate134.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9396,17 +10533,17 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate124.errors = vErrors;
+validate134.errors = vErrors;
 return errors === 0;
 }
-validate124.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate134.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const InvalidToolCall = validate125;
+export const InvalidToolCall = validate135;
 
-function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate125.evaluated;
+const evaluated0 = validate135.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9541,17 +10678,221 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate125.errors = vErrors;
+validate135.errors = vErrors;
 return errors === 0;
 }
-validate125.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate135.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const Message = validate126;
+export const JsonObjectResponseFormat = validate136;
 
-function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate126.evaluated;
+const evaluated0 = validate136.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema151.required,parentSchema:schema151,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "type")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema151,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.type !== undefined){
+let data0 = data.type;
+if("json_object" !== data0){
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "json_object"},message:"must be equal to constant",schema:"json_object",parentSchema:schema151.properties.type,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema151.type,parentSchema:schema151,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate136.errors = vErrors;
+return errors === 0;
+}
+validate136.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const JsonSchemaResponseFormat = validate137;
+
+function validate137(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate137.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema152.required,parentSchema:schema152,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.json_schema === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "json_schema"},message:"must have required property '"+"json_schema"+"'",schema:schema152.required,parentSchema:schema152,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((key0 === "type") || (key0 === "json_schema")) || (key0 === "name")) || (key0 === "description")) || (key0 === "strict"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema152,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.type !== undefined){
+let data0 = data.type;
+if("json_schema" !== data0){
+const err3 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "json_schema"},message:"must be equal to constant",schema:"json_schema",parentSchema:schema152.properties.type,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.json_schema !== undefined){
+let data1 = data.json_schema;
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+}
+else {
+const err4 = {instancePath:instancePath+"/json_schema",schemaPath:"#/properties/json_schema/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema152.properties.json_schema.type,parentSchema:schema152.properties.json_schema,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+let data2 = data.name;
+if(typeof data2 === "string"){
+if(func1(data2) < 1){
+const err5 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema152.properties.name,data:data2};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema152.properties.name.type,parentSchema:schema152.properties.name,data:data2};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.description !== undefined){
+let data3 = data.description;
+if(typeof data3 !== "string"){
+const err7 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema152.properties.description.type,parentSchema:schema152.properties.description,data:data3};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.strict !== undefined){
+let data4 = data.strict;
+if(typeof data4 !== "boolean"){
+const err8 = {instancePath:instancePath+"/strict",schemaPath:"#/properties/strict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema152.properties.strict.type,parentSchema:schema152.properties.strict,data:data4};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema152.type,parentSchema:schema152,data};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+validate137.errors = vErrors;
+return errors === 0;
+}
+validate137.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const Message = validate138;
+
+function validate138(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate138.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9627,18 +10968,18 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate126.errors = vErrors;
+validate138.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate126.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate138.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const MessageContent = validate131;
+export const MessageContent = validate143;
 
-function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate131.evaluated;
+const evaluated0 = validate143.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9717,18 +11058,18 @@ vErrors = null;
 }
 }
 }
-validate131.errors = vErrors;
+validate143.errors = vErrors;
 evaluated0.items = items0;
 return errors === 0;
 }
-validate131.evaluated = {"dynamicProps":false,"dynamicItems":true};
+validate143.evaluated = {"dynamicProps":false,"dynamicItems":true};
 
-export const MessageId = validate133;
+export const MessageId = validate145;
 
-function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate145(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate133.evaluated;
+const evaluated0 = validate145.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9757,17 +11098,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate133.errors = vErrors;
+validate145.errors = vErrors;
 return errors === 0;
 }
-validate133.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate145.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const MimeType = validate134;
+export const MimeType = validate146;
 
-function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate134.evaluated;
+const evaluated0 = validate146.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9796,17 +11137,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate134.errors = vErrors;
+validate146.errors = vErrors;
 return errors === 0;
 }
-validate134.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate146.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const NamedToolChoice = validate135;
+export const NamedToolChoice = validate147;
 
-function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate135.evaluated;
+const evaluated0 = validate147.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9908,17 +11249,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate135.errors = vErrors;
+validate147.errors = vErrors;
 return errors === 0;
 }
-validate135.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate147.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const NonStandardAnnotation = validate136;
+export const NonStandardAnnotation = validate148;
 
-function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate148(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate136.evaluated;
+const evaluated0 = validate148.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10062,17 +11403,17 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate136.errors = vErrors;
+validate148.errors = vErrors;
 return errors === 0;
 }
-validate136.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate148.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const NonStandardBlock = validate137;
+export const NonStandardBlock = validate149;
 
-function validate137(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate137.evaluated;
+const evaluated0 = validate149.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10316,17 +11657,17 @@ vErrors.push(err18);
 }
 errors++;
 }
-validate137.errors = vErrors;
+validate149.errors = vErrors;
 return errors === 0;
 }
-validate137.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate149.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const NoneToolChoice = validate138;
+export const NoneToolChoice = validate150;
 
-function validate138(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate150(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate138.evaluated;
+const evaluated0 = validate150.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10335,7 +11676,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema144.required,parentSchema:schema144,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema146.required,parentSchema:schema146,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -10346,7 +11687,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(key0 === "type")){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema144,data};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema146,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -10359,7 +11700,7 @@ errors++;
 if(data.type !== undefined){
 let data0 = data.type;
 if("none" !== data0){
-const err2 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema144.properties.type,data:data0};
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema146.properties.type,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -10371,7 +11712,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema144.type,parentSchema:schema144,data};
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema146.type,parentSchema:schema146,data};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -10380,17 +11721,17 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate138.errors = vErrors;
+validate150.errors = vErrors;
 return errors === 0;
 }
-validate138.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate150.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const OutputTokenDetails = validate139;
+export const OutputTokenDetails = validate151;
 
-function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate151(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate139.evaluated;
+const evaluated0 = validate151.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10486,17 +11827,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate139.errors = vErrors;
+validate151.errors = vErrors;
 return errors === 0;
 }
-validate139.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate151.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const ParticipantName = validate140;
+export const ParticipantName = validate152;
 
-function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate140.evaluated;
+const evaluated0 = validate152.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10525,17 +11866,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate140.errors = vErrors;
+validate152.errors = vErrors;
 return errors === 0;
 }
-validate140.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate152.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const PlainTextBlock = validate141;
+export const PlainTextBlock = validate153;
 
-function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate153(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate141.evaluated;
+const evaluated0 = validate153.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10954,17 +12295,17 @@ vErrors.push(err30);
 }
 errors++;
 }
-validate141.errors = vErrors;
+validate153.errors = vErrors;
 return errors === 0;
 }
-validate141.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate153.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const ReasoningBlock = validate142;
+export const ReasoningBlock = validate154;
 
-function validate142(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate142.evaluated;
+const evaluated0 = validate154.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11251,17 +12592,17 @@ vErrors.push(err21);
 }
 errors++;
 }
-validate142.errors = vErrors;
+validate154.errors = vErrors;
 return errors === 0;
 }
-validate142.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate154.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const RefusalBlock = validate143;
+export const RefusalBlock = validate155;
 
-function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate143.evaluated;
+const evaluated0 = validate155.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11478,17 +12819,17 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate143.errors = vErrors;
+validate155.errors = vErrors;
 return errors === 0;
 }
-validate143.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate155.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const RequiredToolChoice = validate144;
+export const RequiredToolChoice = validate156;
 
-function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate156(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate144.evaluated;
+const evaluated0 = validate156.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11497,7 +12838,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema145.required,parentSchema:schema145,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema147.required,parentSchema:schema147,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -11508,7 +12849,7 @@ errors++;
 }
 for(const key0 in data){
 if(!((key0 === "type") || (key0 === "parallel"))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema145,data};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema147,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -11521,7 +12862,7 @@ errors++;
 if(data.type !== undefined){
 let data0 = data.type;
 if("required" !== data0){
-const err2 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "required"},message:"must be equal to constant",schema:"required",parentSchema:schema145.properties.type,data:data0};
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "required"},message:"must be equal to constant",schema:"required",parentSchema:schema147.properties.type,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -11534,7 +12875,7 @@ errors++;
 if(data.parallel !== undefined){
 let data1 = data.parallel;
 if(typeof data1 !== "boolean"){
-const err3 = {instancePath:instancePath+"/parallel",schemaPath:"#/properties/parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema145.properties.parallel.type,parentSchema:schema145.properties.parallel,data:data1};
+const err3 = {instancePath:instancePath+"/parallel",schemaPath:"#/properties/parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema147.properties.parallel.type,parentSchema:schema147.properties.parallel,data:data1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -11546,7 +12887,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema145.type,parentSchema:schema145,data};
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema147.type,parentSchema:schema147,data};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -11555,17 +12896,300 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate144.errors = vErrors;
+validate156.errors = vErrors;
 return errors === 0;
 }
-validate144.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate156.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const ServerToolCallBlock = validate145;
+export const ResponseFormat = validate157;
 
-function validate145(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate157(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate145.evaluated;
+const evaluated0 = validate157.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+const tag0 = data.type;
+if(typeof tag0 == "string"){
+if(tag0 === "text"){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type === undefined){
+const err0 = {instancePath,schemaPath:"#/$defs/TextResponseFormat/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema150.required,parentSchema:schema150,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "type")){
+const err1 = {instancePath,schemaPath:"#/$defs/TextResponseFormat/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema150,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.type !== undefined){
+let data0 = data.type;
+if("text" !== data0){
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/TextResponseFormat/properties/type/const",keyword:"const",params:{allowedValue: "text"},message:"must be equal to constant",schema:"text",parentSchema:schema150.properties.type,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/$defs/TextResponseFormat/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema150.type,parentSchema:schema150,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var props0 = true;
+}
+else if(tag0 === "json_object"){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type === undefined){
+const err4 = {instancePath,schemaPath:"#/$defs/JsonObjectResponseFormat/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema151.required,parentSchema:schema151,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+for(const key1 in data){
+if(!(key1 === "type")){
+const err5 = {instancePath,schemaPath:"#/$defs/JsonObjectResponseFormat/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema151,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.type !== undefined){
+let data1 = data.type;
+if("json_object" !== data1){
+const err6 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/JsonObjectResponseFormat/properties/type/const",keyword:"const",params:{allowedValue: "json_object"},message:"must be equal to constant",schema:"json_object",parentSchema:schema151.properties.type,data:data1};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/$defs/JsonObjectResponseFormat/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema151.type,parentSchema:schema151,data};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(props0 !== true){
+props0 = true;
+}
+}
+else if(tag0 === "json_schema"){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type === undefined){
+const err8 = {instancePath,schemaPath:"#/$defs/JsonSchemaResponseFormat/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema152.required,parentSchema:schema152,data};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data.json_schema === undefined){
+const err9 = {instancePath,schemaPath:"#/$defs/JsonSchemaResponseFormat/required",keyword:"required",params:{missingProperty: "json_schema"},message:"must have required property '"+"json_schema"+"'",schema:schema152.required,parentSchema:schema152,data};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+for(const key2 in data){
+if(!(((((key2 === "type") || (key2 === "json_schema")) || (key2 === "name")) || (key2 === "description")) || (key2 === "strict"))){
+const err10 = {instancePath,schemaPath:"#/$defs/JsonSchemaResponseFormat/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema152,data};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.type !== undefined){
+let data2 = data.type;
+if("json_schema" !== data2){
+const err11 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/JsonSchemaResponseFormat/properties/type/const",keyword:"const",params:{allowedValue: "json_schema"},message:"must be equal to constant",schema:"json_schema",parentSchema:schema152.properties.type,data:data2};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.json_schema !== undefined){
+let data3 = data.json_schema;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+}
+else {
+const err12 = {instancePath:instancePath+"/json_schema",schemaPath:"#/$defs/JsonSchemaResponseFormat/properties/json_schema/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema152.properties.json_schema.type,parentSchema:schema152.properties.json_schema,data:data3};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+let data4 = data.name;
+if(typeof data4 === "string"){
+if(func1(data4) < 1){
+const err13 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/JsonSchemaResponseFormat/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema152.properties.name,data:data4};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/JsonSchemaResponseFormat/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema152.properties.name.type,parentSchema:schema152.properties.name,data:data4};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.description !== undefined){
+let data5 = data.description;
+if(typeof data5 !== "string"){
+const err15 = {instancePath:instancePath+"/description",schemaPath:"#/$defs/JsonSchemaResponseFormat/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema152.properties.description.type,parentSchema:schema152.properties.description,data:data5};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.strict !== undefined){
+let data6 = data.strict;
+if(typeof data6 !== "boolean"){
+const err16 = {instancePath:instancePath+"/strict",schemaPath:"#/$defs/JsonSchemaResponseFormat/properties/strict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema152.properties.strict.type,parentSchema:schema152.properties.strict,data:data6};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+else {
+const err17 = {instancePath,schemaPath:"#/$defs/JsonSchemaResponseFormat/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema152.type,parentSchema:schema152,data};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if(props0 !== true){
+props0 = true;
+}
+}
+else {
+const err18 = {instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf",schema:schema149.discriminator,parentSchema:schema149,data};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+else {
+const err19 = {instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string",schema:schema149.discriminator,parentSchema:schema149,data};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+else {
+const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema149.type,parentSchema:schema149,data};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+validate157.errors = vErrors;
+evaluated0.props = props0;
+return errors === 0;
+}
+validate157.evaluated = {"dynamicProps":true,"dynamicItems":false};
+
+export const ServerToolCallBlock = validate158;
+
+function validate158(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate158.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11834,17 +13458,17 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate145.errors = vErrors;
+validate158.errors = vErrors;
 return errors === 0;
 }
-validate145.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate158.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const ServerToolResultBlock = validate146;
+export const ServerToolResultBlock = validate159;
 
-function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate159(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate146.evaluated;
+const evaluated0 = validate159.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12111,17 +13735,17 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate146.errors = vErrors;
+validate159.errors = vErrors;
 return errors === 0;
 }
-validate146.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate159.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const SystemMessage = validate147;
+export const SystemMessage = validate160;
 
-function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate160(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate147.evaluated;
+const evaluated0 = validate160.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12271,17 +13895,17 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate147.errors = vErrors;
+validate160.errors = vErrors;
 return errors === 0;
 }
-validate147.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate160.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const TextBlock = validate149;
+export const TextBlock = validate162;
 
-function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate149.evaluated;
+const evaluated0 = validate162.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12520,17 +14144,81 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate149.errors = vErrors;
+validate162.errors = vErrors;
 return errors === 0;
 }
-validate149.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate162.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const TokenCount = validate151;
+export const TextResponseFormat = validate164;
 
-function validate151(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate151.evaluated;
+const evaluated0 = validate164.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema150.required,parentSchema:schema150,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "type")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema150,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.type !== undefined){
+let data0 = data.type;
+if("text" !== data0){
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "text"},message:"must be equal to constant",schema:"text",parentSchema:schema150.properties.type,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema150.type,parentSchema:schema150,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate164.errors = vErrors;
+return errors === 0;
+}
+validate164.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const TokenCount = validate165;
+
+function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate165.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12559,17 +14247,17 @@ vErrors.push(err1);
 errors++;
 }
 }
-validate151.errors = vErrors;
+validate165.errors = vErrors;
 return errors === 0;
 }
-validate151.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate165.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const ToolCall = validate152;
+export const ToolCall = validate166;
 
-function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate152.evaluated;
+const evaluated0 = validate166.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12735,17 +14423,17 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate152.errors = vErrors;
+validate166.errors = vErrors;
 return errors === 0;
 }
-validate152.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate166.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const ToolCallChunk = validate153;
+export const ToolCallChunk = validate167;
 
-function validate153(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate167(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate153.evaluated;
+const evaluated0 = validate167.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12755,7 +14443,7 @@ evaluated0.items = undefined;
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!(((((key0 === "id") || (key0 === "name")) || (key0 === "arguments")) || (key0 === "index")) || (key0 === "extras"))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema152,data};
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema161,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -12793,7 +14481,7 @@ errors++;
 if(data.name !== undefined){
 let data1 = data.name;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema152.properties.name.type,parentSchema:schema152.properties.name,data:data1};
+const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema161.properties.name.type,parentSchema:schema161.properties.name,data:data1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -12806,7 +14494,7 @@ errors++;
 if(data.arguments !== undefined){
 let data2 = data.arguments;
 if(typeof data2 !== "string"){
-const err4 = {instancePath:instancePath+"/arguments",schemaPath:"#/properties/arguments/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema152.properties.arguments.type,parentSchema:schema152.properties.arguments,data:data2};
+const err4 = {instancePath:instancePath+"/arguments",schemaPath:"#/properties/arguments/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema161.properties.arguments.type,parentSchema:schema161.properties.arguments,data:data2};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -12819,7 +14507,7 @@ errors++;
 if(data.index !== undefined){
 let data3 = data.index;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err5 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema152.properties.index.type,parentSchema:schema152.properties.index,data:data3};
+const err5 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema161.properties.index.type,parentSchema:schema161.properties.index,data:data3};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -12830,7 +14518,7 @@ errors++;
 }
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-const err6 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema152.properties.index,data:data3};
+const err6 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema161.properties.index,data:data3};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -12846,7 +14534,7 @@ let data4 = data.extras;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-const err7 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema152.properties.extras.type,parentSchema:schema152.properties.extras,data:data4};
+const err7 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema161.properties.extras.type,parentSchema:schema161.properties.extras,data:data4};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -12858,7 +14546,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema152.type,parentSchema:schema152,data};
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema161.type,parentSchema:schema161,data};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -12867,17 +14555,17 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate153.errors = vErrors;
+validate167.errors = vErrors;
 return errors === 0;
 }
-validate153.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate167.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const ToolCallId = validate154;
+export const ToolCallId = validate168;
 
-function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate168(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate154.evaluated;
+const evaluated0 = validate168.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12906,17 +14594,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate154.errors = vErrors;
+validate168.errors = vErrors;
 return errors === 0;
 }
-validate154.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate168.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const ToolChoice = validate155;
+export const ToolChoice = validate169;
 
-function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate169(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate155.evaluated;
+const evaluated0 = validate169.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12929,7 +14617,7 @@ if(typeof tag0 == "string"){
 if(tag0 === "auto"){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err0 = {instancePath,schemaPath:"#/$defs/AutoToolChoice/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema143.required,parentSchema:schema143,data};
+const err0 = {instancePath,schemaPath:"#/$defs/AutoToolChoice/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema145.required,parentSchema:schema145,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -12940,7 +14628,7 @@ errors++;
 }
 for(const key0 in data){
 if(!((key0 === "type") || (key0 === "parallel"))){
-const err1 = {instancePath,schemaPath:"#/$defs/AutoToolChoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema143,data};
+const err1 = {instancePath,schemaPath:"#/$defs/AutoToolChoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema145,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -12953,7 +14641,7 @@ errors++;
 if(data.type !== undefined){
 let data0 = data.type;
 if("auto" !== data0){
-const err2 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/AutoToolChoice/properties/type/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema143.properties.type,data:data0};
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/AutoToolChoice/properties/type/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema145.properties.type,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -12966,7 +14654,7 @@ errors++;
 if(data.parallel !== undefined){
 let data1 = data.parallel;
 if(typeof data1 !== "boolean"){
-const err3 = {instancePath:instancePath+"/parallel",schemaPath:"#/$defs/AutoToolChoice/properties/parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema143.properties.parallel.type,parentSchema:schema143.properties.parallel,data:data1};
+const err3 = {instancePath:instancePath+"/parallel",schemaPath:"#/$defs/AutoToolChoice/properties/parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema145.properties.parallel.type,parentSchema:schema145.properties.parallel,data:data1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -12978,7 +14666,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath,schemaPath:"#/$defs/AutoToolChoice/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema143.type,parentSchema:schema143,data};
+const err4 = {instancePath,schemaPath:"#/$defs/AutoToolChoice/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema145.type,parentSchema:schema145,data};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -12992,7 +14680,7 @@ var props0 = true;
 else if(tag0 === "none"){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err5 = {instancePath,schemaPath:"#/$defs/NoneToolChoice/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema144.required,parentSchema:schema144,data};
+const err5 = {instancePath,schemaPath:"#/$defs/NoneToolChoice/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema146.required,parentSchema:schema146,data};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -13003,7 +14691,7 @@ errors++;
 }
 for(const key1 in data){
 if(!(key1 === "type")){
-const err6 = {instancePath,schemaPath:"#/$defs/NoneToolChoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema144,data};
+const err6 = {instancePath,schemaPath:"#/$defs/NoneToolChoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema146,data};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -13016,7 +14704,7 @@ errors++;
 if(data.type !== undefined){
 let data2 = data.type;
 if("none" !== data2){
-const err7 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/NoneToolChoice/properties/type/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema144.properties.type,data:data2};
+const err7 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/NoneToolChoice/properties/type/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema146.properties.type,data:data2};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -13028,7 +14716,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/$defs/NoneToolChoice/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema144.type,parentSchema:schema144,data};
+const err8 = {instancePath,schemaPath:"#/$defs/NoneToolChoice/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema146.type,parentSchema:schema146,data};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -13044,7 +14732,7 @@ props0 = true;
 else if(tag0 === "required"){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err9 = {instancePath,schemaPath:"#/$defs/RequiredToolChoice/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema145.required,parentSchema:schema145,data};
+const err9 = {instancePath,schemaPath:"#/$defs/RequiredToolChoice/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema147.required,parentSchema:schema147,data};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -13055,7 +14743,7 @@ errors++;
 }
 for(const key2 in data){
 if(!((key2 === "type") || (key2 === "parallel"))){
-const err10 = {instancePath,schemaPath:"#/$defs/RequiredToolChoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema145,data};
+const err10 = {instancePath,schemaPath:"#/$defs/RequiredToolChoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema147,data};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -13068,7 +14756,7 @@ errors++;
 if(data.type !== undefined){
 let data3 = data.type;
 if("required" !== data3){
-const err11 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/RequiredToolChoice/properties/type/const",keyword:"const",params:{allowedValue: "required"},message:"must be equal to constant",schema:"required",parentSchema:schema145.properties.type,data:data3};
+const err11 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/RequiredToolChoice/properties/type/const",keyword:"const",params:{allowedValue: "required"},message:"must be equal to constant",schema:"required",parentSchema:schema147.properties.type,data:data3};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -13081,7 +14769,7 @@ errors++;
 if(data.parallel !== undefined){
 let data4 = data.parallel;
 if(typeof data4 !== "boolean"){
-const err12 = {instancePath:instancePath+"/parallel",schemaPath:"#/$defs/RequiredToolChoice/properties/parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema145.properties.parallel.type,parentSchema:schema145.properties.parallel,data:data4};
+const err12 = {instancePath:instancePath+"/parallel",schemaPath:"#/$defs/RequiredToolChoice/properties/parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema147.properties.parallel.type,parentSchema:schema147.properties.parallel,data:data4};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -13093,7 +14781,7 @@ errors++;
 }
 }
 else {
-const err13 = {instancePath,schemaPath:"#/$defs/RequiredToolChoice/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema145.type,parentSchema:schema145,data};
+const err13 = {instancePath,schemaPath:"#/$defs/RequiredToolChoice/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema147.type,parentSchema:schema147,data};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -13109,6 +14797,15 @@ props0 = true;
 else if(tag0 === "tool"){
 if(!(validate80(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
+errors = vErrors.length;
+}
+if(props0 !== true){
+props0 = true;
+}
+}
+else if(tag0 === "allowed"){
+if(!(validate81(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -13147,18 +14844,18 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate155.errors = vErrors;
+validate169.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate155.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate169.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const ToolDefinition = validate157;
+export const ToolDefinition = validate172;
 
-function validate157(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate172(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate157.evaluated;
+const evaluated0 = validate172.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13315,17 +15012,17 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate157.errors = vErrors;
+validate172.errors = vErrors;
 return errors === 0;
 }
-validate157.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate172.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const ToolMessage = validate158;
+export const ToolMessage = validate173;
 
-function validate158(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate173(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate158.evaluated;
+const evaluated0 = validate173.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13513,17 +15210,17 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate158.errors = vErrors;
+validate173.errors = vErrors;
 return errors === 0;
 }
-validate158.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate173.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const ToolName = validate160;
+export const ToolName = validate175;
 
-function validate160(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate175(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate160.evaluated;
+const evaluated0 = validate175.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13552,17 +15249,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate160.errors = vErrors;
+validate175.errors = vErrors;
 return errors === 0;
 }
-validate160.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate175.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const Url = validate161;
+export const Url = validate176;
 
-function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate176(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate161.evaluated;
+const evaluated0 = validate176.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13591,17 +15288,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate161.errors = vErrors;
+validate176.errors = vErrors;
 return errors === 0;
 }
-validate161.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate176.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const Usage = validate162;
+export const Usage = validate177;
 
-function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate177(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate162.evaluated;
+const evaluated0 = validate177.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13749,17 +15446,17 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate162.errors = vErrors;
+validate177.errors = vErrors;
 return errors === 0;
 }
-validate162.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate177.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const UserMessage = validate165;
+export const UserMessage = validate180;
 
-function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate180(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate165.evaluated;
+const evaluated0 = validate180.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13909,17 +15606,17 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate165.errors = vErrors;
+validate180.errors = vErrors;
 return errors === 0;
 }
-validate165.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate180.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const VideoBlock = validate167;
+export const VideoBlock = validate182;
 
-function validate167(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate182(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate167.evaluated;
+const evaluated0 = validate182.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14284,7 +15981,7 @@ vErrors.push(err26);
 }
 errors++;
 }
-validate167.errors = vErrors;
+validate182.errors = vErrors;
 return errors === 0;
 }
-validate167.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate182.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

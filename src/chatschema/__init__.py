@@ -37,7 +37,14 @@ if TYPE_CHECKING:
         Url,
         VideoBlock,
     )
-    from chatschema_models.conversation import Conversation
+    from chatschema_models.conversation import (
+        Conversation,
+        GenerationSettings,
+        JsonObjectResponseFormat,
+        JsonSchemaResponseFormat,
+        ResponseFormat,
+        TextResponseFormat,
+    )
     from chatschema_models.message import (
         AssistantMessage,
         FinishReason,
@@ -50,6 +57,7 @@ if TYPE_CHECKING:
         UserMessage,
     )
     from chatschema_models.tool import (
+        AllowedToolsChoice,
         AutoToolChoice,
         InvalidToolCall,
         NamedToolChoice,
@@ -180,6 +188,7 @@ __all__ = [
     "pretty_repr",
     "count_tokens_approximately",
     "tiktoken_counter",
+    "AllowedToolsChoice",
     "Annotation",
     "AssistantMessage",
     "AssistantMessageChunk",
@@ -198,9 +207,12 @@ __all__ = [
     "FileBlock",
     "FileId",
     "FinishReason",
+    "GenerationSettings",
     "ImageBlock",
     "InputTokenDetails",
     "InvalidToolCall",
+    "JsonObjectResponseFormat",
+    "JsonSchemaResponseFormat",
     "Message",
     "MessageContent",
     "MessageId",
@@ -216,12 +228,14 @@ __all__ = [
     "ReasoningBlock",
     "RefusalBlock",
     "RequiredToolChoice",
+    "ResponseFormat",
     "SchemaValidationError",
     "ServerToolCallBlock",
     "ServerToolResultBlock",
     "SystemMessage",
     "TYPE_NAMES",
     "TextBlock",
+    "TextResponseFormat",
     "TokenCount",
     "ToolCall",
     "ToolCallChunk",

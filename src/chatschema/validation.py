@@ -391,7 +391,7 @@ def _is_content_branch(label: str | int) -> bool:
 # the item of one of these lists, after these keys, and at the root of these types.
 _UNION_LISTS = frozenset({"messages", "content", "annotations", None})
 _UNION_KEYS = frozenset({"tool_choice"})
-_UNION_TYPES = frozenset({"Message", "ContentBlock", "Annotation", "ToolChoice"})
+_UNION_TYPES = frozenset({"Message", "ContentBlock", "Annotation", "ToolChoice", "ResponseFormat"})
 # Objects whose models check rules after their fields (tag presence, sources): when a
 # field fails, those checks do not run, so the error path re-applies them to the input.
 _TAGGED_KEYS = {"cache_control": "CacheControl"}

@@ -89,6 +89,8 @@ export function describeToolChoice(choice: ToolChoice): string {
       return "some tool";
     case "tool":
       return `the tool ${choice.name}`;
+    case "allowed":
+      return `${choice.mode === "required" ? "one" : "any"} of ${choice.names.join(", ")}`;
     default:
       return unreachable(choice);
   }

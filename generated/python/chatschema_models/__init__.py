@@ -30,7 +30,14 @@ from .content import (
     Url,
     VideoBlock,
 )
-from .conversation import Conversation
+from .conversation import (
+    Conversation,
+    GenerationSettings,
+    JsonObjectResponseFormat,
+    JsonSchemaResponseFormat,
+    ResponseFormat,
+    TextResponseFormat,
+)
 from .message import (
     AssistantMessage,
     FinishReason,
@@ -43,6 +50,7 @@ from .message import (
     UserMessage,
 )
 from .tool import (
+    AllowedToolsChoice,
     AutoToolChoice,
     InvalidToolCall,
     NamedToolChoice,
@@ -58,6 +66,7 @@ from .tool import (
 from .usage import InputTokenDetails, OutputTokenDetails, TokenCount, Usage
 
 __all__ = [
+    "AllowedToolsChoice",
     "Annotation",
     "AssistantMessage",
     "AssistantMessageChunk",
@@ -73,9 +82,12 @@ __all__ = [
     "FileBlock",
     "FileId",
     "FinishReason",
+    "GenerationSettings",
     "ImageBlock",
     "InputTokenDetails",
     "InvalidToolCall",
+    "JsonObjectResponseFormat",
+    "JsonSchemaResponseFormat",
     "Message",
     "MessageContent",
     "MessageId",
@@ -90,10 +102,12 @@ __all__ = [
     "ReasoningBlock",
     "RefusalBlock",
     "RequiredToolChoice",
+    "ResponseFormat",
     "ServerToolCallBlock",
     "ServerToolResultBlock",
     "SystemMessage",
     "TextBlock",
+    "TextResponseFormat",
     "TokenCount",
     "ToolCall",
     "ToolCallChunk",

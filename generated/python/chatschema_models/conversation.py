@@ -2,9 +2,10 @@
 # change the schema (or codegen/) and run `make generate` again.
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
+from typing_extensions import TypeAliasType
 
 from chatschema._wire import Omittable, WireModel
 
@@ -31,6 +32,10 @@ class Conversation(WireModel):
     """
     Whether and which tools the model may call.
     """
+    settings: Omittable[GenerationSettings] = None
+    """
+    How the model should generate: model, output limit, sampling, structured output, reasoning effort.
+    """
     id: Annotated[Omittable[str], Field(min_length=1)] = None
     """
     Identifier of the conversation.
@@ -45,4 +50,138 @@ class Conversation(WireModel):
     """
 
 
-__all__ = ["Conversation"]
+class GenerationSettings(WireModel):
+    """
+    Request settings every format can say in its own words. A format's other request fields stay in `Conversation.extras`. docs/providers.md maps each to each format's key.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    model: Annotated[Omittable[str], Field(min_length=1)] = None
+    """
+    Model name as the provider knows it.
+    """
+    max_output_tokens: Annotated[Omittable[int], Field(ge=0)] = None
+    """
+    Most tokens the model may generate (Chat `max_completion_tokens`/`max_tokens`, Anthropic `max_tokens`, Gemini `maxOutputTokens`).
+    """
+    temperature: Omittable[float] = None
+    """
+    Sampling temperature.
+    """
+    top_p: Omittable[float] = None
+    """
+    Nucleus sampling probability mass.
+    """
+    top_k: Omittable[int] = None
+    """
+    Sample only from the k most likely tokens.
+    """
+    stop: Omittable[list[str]] = None
+    """
+    Sequences that end generation.
+    """
+    seed: Omittable[int] = None
+    """
+    Seed for sampling, where the provider supports reproducible output.
+    """
+    presence_penalty: Omittable[float] = None
+    """
+    Penalty on tokens already present.
+    """
+    frequency_penalty: Omittable[float] = None
+    """
+    Penalty proportional to how often a token appeared.
+    """
+    response_format: Omittable[ResponseFormat] = None
+    """
+    Plain text, any JSON object, or JSON that validates against a schema.
+    """
+    reasoning_effort: Annotated[Omittable[str], Field(min_length=1)] = None
+    """
+    How hard the model reasons, in the provider's words (`minimal`, `low`, `medium`, `high` ...; Gemini `thinking_level`).
+    """
+    thinking_budget: Omittable[int] = None
+    """
+    Tokens the model may spend reasoning (Anthropic `thinking.budget_tokens`, Gemini `thinking_budget`, where -1 is dynamic and 0 is off).
+    """
+
+
+class JsonObjectResponseFormat(WireModel):
+    """
+    Any JSON object (OpenAI JSON mode, Gemini `application/json` without a schema).
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    type: Literal["json_object"] = "json_object"
+    """
+    Response-format tag.
+    """
+
+
+class JsonSchemaResponseFormat(WireModel):
+    """
+    JSON that validates against `json_schema` (structured output).
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    type: Literal["json_schema"] = "json_schema"
+    """
+    Response-format tag.
+    """
+    json_schema: dict[str, Any]
+    """
+    JSON Schema of the answer.
+    """
+    name: Annotated[Omittable[str], Field(min_length=1)] = None
+    """
+    Name of the schema (OpenAI requires one).
+    """
+    description: Omittable[str] = None
+    """
+    What the answer is, for the model.
+    """
+    strict: Omittable[bool] = None
+    """
+    Ask the provider to enforce the schema exactly; provider default when absent.
+    """
+
+
+class TextResponseFormat(WireModel):
+    """
+    Plain text (the default).
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    type: Literal["text"] = "text"
+    """
+    Response-format tag.
+    """
+
+
+ResponseFormat = TypeAliasType(
+    "ResponseFormat",
+    Annotated[
+        TextResponseFormat | JsonObjectResponseFormat | JsonSchemaResponseFormat,
+        Field(discriminator="type", title="ResponseFormat"),
+    ],
+)
+"""
+The form of the model's answer, told apart by `type`.
+"""
+
+__all__ = [
+    "Conversation",
+    "GenerationSettings",
+    "JsonObjectResponseFormat",
+    "JsonSchemaResponseFormat",
+    "ResponseFormat",
+    "TextResponseFormat",
+]

@@ -10,6 +10,36 @@ from typing_extensions import TypeAliasType
 from chatschema._wire import Omittable, WireModel
 
 
+class AllowedToolsChoice(WireModel):
+    """
+    The model may call only the named tools: any of them or none (`mode` auto), or at least one of them (`mode` required). Gemini `allowed_function_names`, OpenAI `allowed_tools`.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    type: Literal["allowed"] = "allowed"
+    """
+    Tool-choice tag.
+    """
+    names: Annotated[list[ToolName], Field(min_length=1)]
+    """
+    Names of the tools the model may call, from the conversation's tools.
+    """
+    mode: Literal["auto", "required"]
+    """
+    `auto`: the model may also answer without a call; `required`: it must call at least one of them.
+    """
+    parallel: Omittable[bool] = None
+    """
+    Whether the model may call several tools in one turn; provider default when absent.
+    """
+    extras: Omittable[dict[str, Any]] = None
+    """
+    Provider-specific data (an allowed hosted tool that has no name, such as an OpenAI MCP server), namespaced by provider.
+    """
+
+
 class AutoToolChoice(WireModel):
     """
     The model decides whether to call tools.
@@ -187,7 +217,7 @@ Opaque identifier of a tool call, echoed by the tool result that answers it.
 ToolChoice = TypeAliasType(
     "ToolChoice",
     Annotated[
-        AutoToolChoice | NoneToolChoice | RequiredToolChoice | NamedToolChoice,
+        AutoToolChoice | NoneToolChoice | RequiredToolChoice | NamedToolChoice | AllowedToolsChoice,
         Field(discriminator="type", title="ToolChoice"),
     ],
 )
@@ -238,6 +268,7 @@ Name of a tool as the model calls it.
 """
 
 __all__ = [
+    "AllowedToolsChoice",
     "AutoToolChoice",
     "InvalidToolCall",
     "NamedToolChoice",
