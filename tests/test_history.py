@@ -422,3 +422,76 @@ def test_coerce_reports_wrong_tool_call_shapes(item: dict[str, Any]) -> None:
     with pytest.raises(chatschema.ValidationError) as raised:
         chatschema.coerce_messages([item])
     assert all(p.pointer.startswith("/0/") for p in raised.value.problems)
+
+
+def test_coerce_reads_langchain_message_objects() -> None:
+    from langchain_core.messages import (
+        AIMessage,
+        HumanMessage,
+        SystemMessage,
+        ToolMessage,
+        messages_to_dict,
+    )
+
+    objects = [
+        SystemMessage("Be brief."),
+        HumanMessage("Weather in Paris?", id="m1"),
+        AIMessage("", tool_calls=[{"name": "weather", "args": {"city": "Paris"}, "id": "c1"}]),
+        ToolMessage("18C", tool_call_id="c1"),
+        AIMessage("18C and sunny.", response_metadata={"model_name": "gpt-4.1"}),
+    ]
+    messages = chatschema.coerce_messages(objects)
+    assert [m.role for m in messages] == ["system", "user", "assistant", "tool", "assistant"]
+    assert messages[1].id == "m1"
+    call = messages[2].tool_calls[0]  # type: ignore[union-attr]
+    assert (call.id, call.name, call.arguments) == ("c1", "weather", {"city": "Paris"})
+    assert messages[4].response_metadata == {"model_name": "gpt-4.1"}  # type: ignore[union-attr]
+    # The objects read as their dicts do; unset fields leave no trace.
+    assert [m.text for m in messages] == [
+        m.text for m in chatschema.coerce_messages(messages_to_dict(objects))
+    ]
+    assert messages[0].extras is None and messages[3].extras is None
+    assert chatschema.coerce_messages(HumanMessage("one"))[0].text == "one"
+
+
+def test_coerce_keeps_the_developer_role_for_openai() -> None:
+    from langchain_core.messages import SystemMessage
+
+    from chatschema.providers import openai_chat, openai_responses
+
+    given = [
+        ("developer", "Answer in French."),
+        {"role": "developer", "content": "Be brief."},
+        SystemMessage("Cite sources.", additional_kwargs={"__openai_role__": "developer"}),
+        ("system", "Plain system."),
+        ("user", "hi"),
+    ]
+    messages = chatschema.coerce_messages(given)
+    assert [m.role for m in messages[:4]] == ["system"] * 4
+    roles = [m["role"] for m in openai_chat.encode(messages)["messages"]]
+    assert roles == ["developer", "developer", "developer", "system", "user"]
+    # Responses sends leading instructions as `instructions`; a later one as an item.
+    later = chatschema.coerce_messages([("user", "hi"), ("developer", "Now in German.")])
+    assert openai_responses.encode(later)["input"][1]["role"] == "developer"
+
+
+def test_filter_messages_takes_langchain_classes() -> None:
+    from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, ToolMessage
+
+    history = [
+        UserMessage(content="hi"),
+        AssistantMessage(content="", tool_calls=[{"id": "c1", "name": "f", "arguments": {}}]),
+        chatschema.ToolMessage(tool_call_id="c1", content="done"),
+        AssistantMessage(content="ok"),
+    ]
+    kept = chatschema.filter_messages(history, include_types=[HumanMessage, ToolMessage])
+    assert [m.role for m in kept] == ["user", "tool"]
+    kept = chatschema.filter_messages(history, exclude_types=AIMessageChunk)
+    assert [m.role for m in kept] == ["user", "tool"]
+    assert chatschema.filter_messages(history, include_types=AIMessage) == [history[1], history[3]]
+
+
+@pytest.mark.parametrize("spec", [dict, [UserMessage, 3]])
+def test_filter_messages_refuses_types_that_match_nothing(spec: Any) -> None:
+    with pytest.raises(chatschema.errors.OptionError, match="roles or message classes"):
+        chatschema.filter_messages([UserMessage(content="hi")], include_types=spec)

@@ -372,8 +372,9 @@ def test_openhands_round_trip_gives_the_same_json(name: str) -> None:
     assert to_openhands(from_openhands(documents)) == documents
 
 
-def test_round_trip_keeps_key_order_of_the_current_form() -> None:
-    documents = payload("conversation")
+@pytest.mark.parametrize("name", ["conversation", "legacy_1_0"])
+def test_round_trip_keeps_key_order(name: str) -> None:
+    documents = payload(name)
     assert json.dumps(to_openhands(from_openhands(documents))) == json.dumps(documents)
 
 

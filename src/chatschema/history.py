@@ -65,14 +65,23 @@ def coerce_messages(messages: MessageLike | Iterable[MessageLike]) -> list[Messa
     Accepts models; a string (a user message); ``(role, content)`` tuples with the
     usual aliases (``human``/``user``, ``ai``/``assistant``, ``system``/``developer``,
     ``tool``); chatschema dicts; OpenAI-style dicts (``tool_calls`` with JSON-string
-    ``function.arguments``); LangChain-style dicts (``{"type": "human", "content"}``
-    or ``message_to_dict``'s ``{"type", "data"}``). A single message-like value or
-    an iterable of them.
+    ``function.arguments``); LangChain message objects (read as their
+    ``model_dump()``; :func:`chatschema.interop.langchain.from_langchain` maps
+    their usage and metadata too) and LangChain-style dicts (``{"type": "human",
+    "content"}`` or ``message_to_dict``'s ``{"type", "data"}``). A single
+    message-like value or an iterable of them. The ``developer`` role becomes a
+    system message that both OpenAI formats send back as ``developer``
+    (``extras["openai_chat"]["role"]`` and ``extras["openai_responses"]["role"]``,
+    as their decoders record it).
 
     Raises:
         ValidationError: naming the index of the message that could not be read.
     """
-    if isinstance(messages, (str, Mapping, tuple)) or hasattr(messages, "role"):
+    if (
+        isinstance(messages, (str, Mapping, tuple))
+        or hasattr(messages, "role")
+        or _is_langchain_message(type(messages))
+    ):
         items: list[Any] = [messages]
     elif isinstance(messages, Iterable):
         items = list(messages)
@@ -136,10 +145,21 @@ def _coerce_one(item: Any) -> Message:
         return cast(Message, item)
     if isinstance(item, str):
         return UserMessage(content=item)
+    if _is_langchain_message(type(item)):
+        # Read as its dict, like message_to_dict's; chatschema.interop.langchain
+        # (from_langchain) maps LangChain's own fields (usage, metadata) in full.
+        item = {
+            key: value
+            for key, value in item.model_dump().items()
+            if value != {} and not (value == [] and key != "content")  # unset fields
+        }
+        if item.get("additional_kwargs", {}).get("__openai_role__") == "developer":
+            item["type"] = "developer"  # langchain-openai's mark of the developer role
     if isinstance(item, tuple):
         if len(item) != 2:
             raise ValidationError([Problem("", "type", "a tuple must be (role, content)")])
-        return cast(Message, parse({"role": _role(item[0]), "content": item[1]}, "Message"))
+        data: dict[str, Any] = {"role": item[0], "content": item[1]}
+        return cast(Message, parse(_with_role(data), "Message"))
     if not isinstance(item, Mapping):
         raise ValidationError(
             [Problem("", "type", f"cannot read a message from {type(item).__name__}")]
@@ -149,7 +169,7 @@ def _coerce_one(item: Any) -> Message:
         data = {**data["data"], "type": data["type"]}  # LangChain's message_to_dict
     if "role" not in data and "type" in data:
         data["role"] = data.pop("type")
-    data["role"] = _role(data.get("role"))
+    data = _with_role(data)
     if data.get("content") is None:
         data["content"] = ""
     # Other producers write null for absent fields (LangChain's id, name ...).
@@ -182,6 +202,26 @@ def _coerce_one(item: Any) -> Message:
         extras.setdefault("coerced", {}).update(rest)
         fields["extras"] = extras
     return cast(Message, parse(fields, "Message"))
+
+
+def _with_role(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with its role alias resolved; ``developer`` is kept for OpenAI."""
+    given = data.get("role")
+    data["role"] = _role(given)
+    if isinstance(given, str) and given.lower() == "developer":
+        extras = dict(data.get("extras") or {})
+        for provider in ("openai_chat", "openai_responses"):
+            extras[provider] = {**extras.get(provider, {}), "role": "developer"}
+        data["extras"] = extras
+    return data
+
+
+def _is_langchain_message(cls: type) -> bool:
+    """Whether ``cls`` is a LangChain message class (without importing LangChain)."""
+    return any(
+        base.__name__ == "BaseMessage" and base.__module__.startswith("langchain_core.messages")
+        for base in cls.__mro__
+    )
 
 
 def _tool_call(call: Any) -> Any:
@@ -235,12 +275,41 @@ def _units(messages: Sequence[Message]) -> list[tuple[int, int]]:
 
 
 def _matcher(spec: RoleSpec | None) -> Callable[[Message], bool] | None:
+    """A test of a message's role for ``include_types`` / ``exclude_types``.
+
+    Roles by name (with the aliases of :func:`coerce_messages`), chatschema message
+    classes, or LangChain message classes (``HumanMessage`` is the user role ...).
+
+    Raises:
+        OptionError: for a class that is no message class, which would match nothing.
+    """
     if spec is None:
         return None
     items = [spec] if isinstance(spec, (str, type)) else list(spec)
     roles = {_role(item) for item in items if isinstance(item, str)}
-    classes = tuple(item for item in items if isinstance(item, type))
-    return lambda message: message.role in roles or isinstance(message, classes)
+    classes: list[type] = []
+    for item in items:
+        if isinstance(item, str):
+            continue
+        if isinstance(item, type) and issubclass(item, MessageBase):
+            classes.append(item)
+        elif isinstance(item, type) and _is_langchain_message(item):
+            roles.add(_langchain_role(item))
+        else:
+            raise OptionError(f"message types must be roles or message classes, not {item!r}")
+    kinds = tuple(classes)
+    return lambda message: message.role in roles or isinstance(message, kinds)
+
+
+def _langchain_role(cls: type) -> str:
+    """The role of a LangChain message class, from its ``type`` tag."""
+    field = getattr(cls, "model_fields", {}).get("type")
+    tag = getattr(field, "default", None)
+    if isinstance(tag, str):
+        tag = tag.removesuffix("Chunk").lower().replace("aimessage", "ai")
+        if tag in ("human", "ai", "system", "tool"):
+            return _ROLE_ALIASES[tag]
+    raise OptionError(f"{cls.__name__} has no chatschema role (human, ai, system or tool)")
 
 
 def _per_message_counter(counter: Any) -> Callable[[Message], int]:
@@ -527,7 +596,8 @@ def filter_messages(
     """Keep the messages that match, LangChain's way, without breaking tool turns.
 
     A message is kept when it matches any ``include_*`` criterion (or none is
-    given) and no ``exclude_*`` criterion. ``exclude_tool_calls=True`` removes every
+    given) and no ``exclude_*`` criterion. Types are roles (``"human"``, ``"ai"``
+    ...), chatschema message classes or LangChain message classes. ``exclude_tool_calls=True`` removes every
     tool call and tool result (an assistant message left with no content goes too);
     a list of call ids removes just those calls and their results.
     """

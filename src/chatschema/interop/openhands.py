@@ -90,6 +90,22 @@ _CACHE = {"type": "ephemeral"}
 _LEGACY_SWITCHES = frozenset(
     {"cache_enabled", "vision_enabled", "function_calling_enabled", "force_string_serializer"}
 )
+# The field order of OpenHands 1.0's Message.model_dump (openhands/core/message.py):
+# the switches sit between content and the tool fields.
+_LEGACY_ORDER = (
+    "role",
+    "content",
+    "cache_enabled",
+    "vision_enabled",
+    "function_calling_enabled",
+    "tool_calls",
+    "tool_call_id",
+    "name",
+    "force_string_serializer",
+    "reasoning_content",
+    "thinking_blocks",
+    "responses_reasoning_item",
+)
 
 
 # ------------------------------------------------------------------------ public API
@@ -446,6 +462,9 @@ def _message_to_openhands(message: Message, index: int | None, unsupported: str)
     for key, value in _namespace(data.get("extras")).items():
         if key not in out or out[key] == _EMPTY.get(key, object()):
             out[key] = value  # what OpenHands had that the neutral model has no field for
+    if writer.legacy():
+        ordered = {key: out.pop(key) for key in _LEGACY_ORDER if key in out}
+        out = {**ordered, **out}
     return out
 
 
