@@ -597,9 +597,10 @@ def filter_messages(
 
     A message is kept when it matches any ``include_*`` criterion (or none is
     given) and no ``exclude_*`` criterion. Types are roles (``"human"``, ``"ai"``
-    ...), chatschema message classes or LangChain message classes. ``exclude_tool_calls=True`` removes every
-    tool call and tool result (an assistant message left with no content goes too);
-    a list of call ids removes just those calls and their results.
+    ...), chatschema message classes or LangChain message classes.
+    ``exclude_tool_calls=True`` removes every tool call and tool result (an
+    assistant message left with no content goes too); a list of call ids removes
+    just those calls and their results.
     """
     includes = _matcher(include_types)
     excludes = _matcher(exclude_types)
