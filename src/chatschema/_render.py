@@ -50,6 +50,17 @@ def _source(block: Any) -> str:
     return ""
 
 
+def _transcript(block: Any) -> str | None:
+    """The transcript a codec keeps in an audio block's extras, or None.
+
+    ``extras[<format>]["transcript"]``: OpenAI Chat's audio output.
+    """
+    for value in (block.extras or {}).values():
+        if isinstance(value, dict) and isinstance(value.get("transcript"), str):
+            return value["transcript"]  # type: ignore[no-any-return]
+    return None
+
+
 def block_to_str(block: Any) -> str:
     """One content block as a readable string (text as is, others a placeholder)."""
     kind = block.type
@@ -69,6 +80,10 @@ def block_to_str(block: Any) -> str:
     if kind == "file":
         name = block.filename or _source(block)
         return f"[file: {name}]"
+    if kind == "audio":
+        transcript = _transcript(block)
+        if transcript is not None:  # a model's spoken reply: what it said
+            return f"[audio: {_source(block)}; transcript: {transcript}]"
     if kind in ("image", "audio", "video"):
         return f"[{kind}: {_source(block)}]"
     if kind == "server_tool_call":

@@ -7,6 +7,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from openai.types.chat import ChatCompletionCustomToolParam
+from openai.types.chat.completion_create_params import (
+    CompletionCreateParamsNonStreaming,
+    CompletionCreateParamsStreaming,
+)
 from oracle import validate_request
 from pydantic import ConfigDict, TypeAdapter
 
@@ -60,3 +64,36 @@ def oracle(payload: dict[str, Any], *, skip: Sequence[tuple[Any, ...]] = ()) -> 
         if not checked["tools"]:
             del checked["tools"]
     validate_request("openai_chat", checked)
+
+
+_REQUEST = {
+    stream: TypeAdapter(
+        list[CompletionCreateParamsStreaming if stream else CompletionCreateParamsNonStreaming],
+        config=ConfigDict(extra="forbid", strict=True),
+    )
+    for stream in (False, True)
+}
+
+
+def _drain(value: Any) -> None:
+    """Consume the lazily validated ``Iterable[...]`` fields (pydantic checks them then)."""
+    if isinstance(value, dict):
+        for item in value.values():
+            _drain(item)
+    elif isinstance(value, (list, tuple)) or type(value).__name__ == "ValidatorIterator":
+        for item in value:
+            _drain(item)
+
+
+def request_oracle(request: dict[str, Any], *, model: str = "gpt-4o") -> None:
+    """The SDK oracle on a whole request body: every key checked by
+    ``CompletionCreateParams`` (strict, unknown keys refused), the conversation
+    part by :func:`oracle`. ``model`` stands in when the request names none."""
+    conversation = {
+        key: value
+        for key, value in request.items()
+        if key in ("messages", "tools", "tool_choice", "parallel_tool_calls")
+    }
+    oracle(conversation)
+    body = {"model": model, **request}
+    _drain(_REQUEST[body.get("stream") is True].validate_python([body]))

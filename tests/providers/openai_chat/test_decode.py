@@ -18,6 +18,7 @@ from openai.types.chat import ChatCompletionMessage
 import chatschema
 from chatschema import (
     AssistantMessage,
+    AudioBlock,
     AutoToolChoice,
     CacheControl,
     ConversionError,
@@ -638,21 +639,26 @@ def test_reasoning_content_is_only_sent_with_the_option() -> None:
     assert dropped == plain
 
 
-def test_explicit_auto_with_parallel_flag_is_normalized() -> None:
-    """Documented: the neutral model cannot tell `"auto"` + flag from the flag alone."""
+def test_explicit_auto_with_parallel_flag_round_trips() -> None:
+    """The neutral choice cannot tell `"auto"` + flag from the flag alone; the
+    request's extras remember it (``explicit_auto``), so the request comes back."""
     payload = {
         "messages": [{"role": "user", "content": "x"}],
         "tools": [WEATHER_TOOL],
         "tool_choice": "auto",
         "parallel_tool_calls": True,
     }
-    encoded = oc.encode(oc.decode_conversation(payload))
-    assert encoded == {
+    conversation = oc.decode_conversation(payload)
+    assert conversation.extras == {"openai_chat": {"explicit_auto": True}}
+    encoded = oc.encode(conversation)
+    assert encoded == payload
+    oracle(encoded)
+    # without the marker (a choice built in code), the flag alone says it
+    assert oc.encode(conversation.model_copy(update={"extras": None})) == {
         "messages": [{"role": "user", "content": "x"}],
         "tools": [WEATHER_TOOL],
         "parallel_tool_calls": True,
     }
-    oracle(encoded)
 
 
 def test_decode_accepts_sdk_message_objects_and_json_text() -> None:
@@ -679,19 +685,27 @@ def test_decode_accepts_sdk_message_objects_and_json_text() -> None:
             {"id": "c", "type": "function", "function": {"name": "f", "arguments": '{"a":1}'}}
         ],
     }
-    assert messages[1].response_metadata == {  # type: ignore[union-attr]
-        "openai_chat": {
-            "audio": {"id": "audio_1", "data": WAV, "expires_at": 1, "transcript": "hi"}
-        }
-    }
+    # the audio output is a block: its id, its data (a wav by its bytes), the rest in extras
+    assert messages[1].content == [
+        AudioBlock(
+            id="audio_1",
+            base64=WAV,
+            mime_type="audio/wav",
+            extras={"openai_chat": {"as_field": True, "expires_at": 1, "transcript": "hi"}},
+        )
+    ]
+    assert messages[1].response_metadata is None  # type: ignore[union-attr]
     text = json.dumps({"messages": [{"role": "user", "content": "q"}]})
     assert oc.decode_messages(text) == oc.decode_messages([{"role": "user", "content": "q"}])
     assert oc.decode_messages({"role": "user", "content": "q"}) == oc.decode_messages(
         [{"role": "user", "content": "q"}]
     )
-    # a full request body: other parameters are not conversation data
+    # a full request body: its settings are the conversation's
     body = {"model": "gpt-4o", "temperature": 0, "messages": [{"role": "user", "content": "q"}]}
-    assert to_dict(oc.decode_conversation(body)) == {"messages": [{"role": "user", "content": "q"}]}
+    assert to_dict(oc.decode_conversation(body)) == {
+        "messages": [{"role": "user", "content": "q"}],
+        "settings": {"model": "gpt-4o", "temperature": 0.0},
+    }
 
 
 # ============================================================ errors
@@ -784,12 +798,15 @@ BAD_PAYLOADS: list[tuple[str, Any, int | None, int | None]] = [
         None,
     ),
     (
-        "allowed-tools",
+        "allowed-tools-unknown-mode",
         {
             "messages": [],
             "tool_choice": {
                 "type": "allowed_tools",
-                "allowed_tools": {"mode": "auto", "tools": []},
+                "allowed_tools": {
+                    "mode": "any",
+                    "tools": [{"type": "function", "function": {"name": "f"}}],
+                },
             },
         },
         None,

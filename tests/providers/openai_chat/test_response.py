@@ -230,7 +230,22 @@ RESPONSE_CASES: list[tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]]]
         ),
         {"role": "assistant", "content": None, "audio": {"id": "audio_6767"}},
         {
-            "extras": {"openai_chat": {"audio": {"id": "audio_6767"}}},
+            # the audio output: a block with the data (a wav by its bytes) and the reply's id
+            "content": [
+                {
+                    "type": "audio",
+                    "id": "audio_6767",
+                    "base64": WAV,
+                    "mime_type": "audio/wav",
+                    "extras": {
+                        "openai_chat": {
+                            "as_field": True,
+                            "expires_at": 1741573883,
+                            "transcript": "Hello!",
+                        }
+                    },
+                }
+            ],
         },
     ),
     (
@@ -327,7 +342,8 @@ def test_decode_response_metadata_and_choices() -> None:
     assert metadata["choices"] == [response["choices"][1]]
     assert metadata["logprobs"] == {"content": [], "refusal": None}
     audio = oc.decode_response(RESPONSE_CASES[4][1])
-    assert audio.response_metadata["openai_chat"]["audio"]["transcript"] == "Hello!"  # type: ignore[index]
+    assert "audio" not in audio.response_metadata["openai_chat"]  # type: ignore[index]  # a block
+    assert audio.extras is None  # the block carries the id
     assert audio.response_metadata["openai_chat"]["logprobs"]["content"][0]["token"] == "Hello"  # type: ignore[index]
 
 

@@ -27,8 +27,9 @@ from hypothesis import strategies as st
 from openai.lib.streaming._deltas import accumulate_delta
 from openai.lib.streaming.chat import ChatCompletionStreamState
 from openai.types.chat import ChatCompletionChunk
+from oracle import validate_request
 
-from chatschema import parse, to_dict
+from chatschema import AudioBlock, UserMessage, parse, to_dict
 from chatschema.errors import ChatSchemaError, ConversionError
 from chatschema.providers import openai_chat as oc
 
@@ -327,15 +328,35 @@ def test_text_then_citations_attach_to_the_streamed_text() -> None:
     assert_assembles_to(decode(events), complete(events))
 
 
-def test_audio_keeps_its_id_and_the_whole_object() -> None:
-    message = message_of(decode(load("audio")["events"]))
-    assert message.extras == {"openai_chat": {"audio": {"id": "audio_68c8e0f1a2b48191"}}}
-    assert message.response_metadata["openai_chat"]["audio"] == {  # type: ignore[index]
-        "id": "audio_68c8e0f1a2b48191",
-        "transcript": "Hello there!",
-        "data": "UklGRiQAAABXQVZFZm10IBAAAAABAAEA",
-        "expires_at": 1757999999,
+def test_audio_assembles_to_one_block_with_its_id_and_transcript() -> None:
+    chunks = decode(load("audio")["events"])
+    message = message_of(chunks)
+    assert message.content == [
+        AudioBlock(
+            id="audio_68c8e0f1a2b48191",
+            base64="UklGRiQAAABXQVZFZm10IBAAAAABAAEA",  # the data pieces joined
+            mime_type="audio/wav",  # RIFF....WAVE
+            extras={
+                "openai_chat": {
+                    "as_field": True,
+                    "transcript": "Hello there!",  # the transcript pieces joined
+                    "expires_at": 1757999999,
+                }
+            },
+        )
+    ]
+    assert message.extras is None
+    assert "audio" not in message.response_metadata["openai_chat"]  # type: ignore[index]
+    # the block comes whole in the last chunk (the accumulator does not join audio data)
+    assert [chunk.chunk_position for chunk in chunks if chunk.content] == ["last"]
+    # sent back in a history: the id only (Audio guide, multi-turn)
+    history = oc.encode([UserMessage(content="Say hello"), message])
+    assert history["messages"][1] == {
+        "role": "assistant",
+        "content": None,
+        "audio": {"id": "audio_68c8e0f1a2b48191"},
     }
+    validate_request("openai_chat", history)
 
 
 def test_extra_choices_are_kept_like_decode_response_keeps_them() -> None:

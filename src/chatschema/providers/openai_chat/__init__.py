@@ -6,12 +6,18 @@ SDK types it (``openai.types.chat``).
 
 ``encode`` returns the keyword arguments of ``client.chat.completions.create``
 that carry the conversation: ``messages`` and, when the conversation has them,
-``tools``, ``tool_choice`` and ``parallel_tool_calls``::
+``tools``, ``tool_choice`` and ``parallel_tool_calls``, its settings in the
+request's keys (``settings.py``: ``max_completion_tokens``, ``temperature``,
+``response_format`` ...; ``model`` only when ``settings.model`` is set) and the
+request keys kept in ``Conversation.extras["openai_chat"]``::
 
     client.chat.completions.create(model="gpt-4.1", **openai_chat.encode(conversation))
+    # a conversation that names its model: the caller's keywords win this way
+    client.chat.completions.create(**{**openai_chat.encode(conversation), "model": "gpt-4.1"})
 
-``decode_conversation`` reads that shape back (or a bare message list, or SDK
-objects); ``decode_response`` reads a ``ChatCompletion``. A payload decoded and
+``decode_conversation`` reads a request body back (or a bare message list, or SDK
+objects): settings to ``settings``, every other request key verbatim to
+``extras``; ``decode_response`` reads a ``ChatCompletion``. A payload decoded and
 encoded again is the same payload, byte for byte where the API cares (tool-call
 argument strings, content forms, unknown keys). What the neutral model has no
 field for is kept under ``extras["openai_chat"]`` (see ``docs/providers/openai_chat.md``
@@ -22,9 +28,11 @@ message that the policy's drops leave empty is not sent.
 Files: ``wire.py`` the wire tables; ``encode.py`` ``encode`` and ``check`` (the
 encoder collecting problems); ``fast.py`` the encoder's walk over the messages,
 the common shapes written inline; ``rules.py`` the rules that only check (tool
-pairing, tool names); ``decode.py`` histories and responses; ``blocks.py``
-the content parts and annotations both decoders read (and the reader they fail
-through); ``usage.py`` token usage; ``stream.py`` ``decode_stream``.
+pairing, tool names); ``settings.py`` request settings both ways; ``decode.py``
+histories and responses; ``blocks.py`` the content parts, annotations and audio
+output both decoders read (and the reader they fail through, and the copy that
+refuses a key JSON cannot hold); ``usage.py`` token usage; ``stream.py``
+``decode_stream``.
 """
 
 from __future__ import annotations

@@ -7,9 +7,11 @@ the encoder and both decoders share.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import copy
 import mimetypes
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Final
 
 import pydantic
@@ -27,11 +29,32 @@ from chatschema_models.content import (
 )
 from pydantic import BaseModel
 
-from chatschema.providers._common import Reader, extras_of, leftover, parse_data_url, set_extras
+from chatschema.errors import ConversionError
+from chatschema.providers._common import Reader, describe, extras_of, parse_data_url, set_extras
 from chatschema.providers._openai import CITATION_FIELDS, cache_control
-from chatschema.providers.openai_chat.wire import AUDIO_MIME, IMAGE_DETAILS, NAME, Shape
+from chatschema.providers.openai_chat.wire import (
+    AUDIO_MIME,
+    AUDIO_SIGNATURES,
+    IMAGE_DETAILS,
+    NAME,
+    UNKNOWN_AUDIO,
+    Shape,
+)
 
-__all__ = ["READ", "as_field", "decode_annotation", "decode_part", "default_shape"]
+__all__ = [
+    "READ",
+    "PythonKey",
+    "as_field",
+    "audio_block",
+    "audio_mime",
+    "copy_at",
+    "decode_annotation",
+    "decode_part",
+    "default_shape",
+    "is_audio_field",
+    "json_copy",
+    "leftover",
+]
 
 
 class _ChatReader(Reader):
@@ -54,26 +77,162 @@ class _ChatReader(Reader):
 READ: Final = _ChatReader(NAME)
 
 
+# ------------------------------------------------------------------------ JSON data
+
+
+class PythonKey(Exception):
+    """An object key JSON cannot hold (Python data), with the path to it.
+
+    Raised by :func:`json_copy`; the decoders turn it into a located
+    ConversionError (:meth:`error`).
+    """
+
+    def __init__(self, key: Any) -> None:
+        super().__init__(key)
+        self.key = key
+        self.path: list[Any] = []
+
+    def error(
+        self, what: str, message_index: int | None = None, block_index: int | None = None
+    ) -> ConversionError:
+        """The ConversionError naming the key, where it sits, message and block."""
+        where = "/".join(str(step) for step in reversed(self.path))
+        at = f"{what}/{where}" if where else what
+        return READ.error(
+            f"object keys must be strings, not {describe(self.key)} {self.key!r} (at {at})",
+            message_index,
+            block_index,
+        )
+
+
+_JSON_SCALARS: Final = frozenset({str, int, float, bool, type(None)})
+
+
+def json_copy(value: Any) -> Any:
+    """A copy of JSON data kept as it came (extras, metadata, kept parts).
+
+    Python data may hold what JSON cannot: a key that is not a string raises
+    :class:`PythonKey` with its path (cheaper than ``copy.deepcopy`` for JSON).
+    """
+    kind = type(value)
+    if kind in _JSON_SCALARS:
+        return value
+    if kind is dict:
+        copied: dict[str, Any] = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                raise PythonKey(key)
+            try:
+                copied[key] = json_copy(item)
+            except PythonKey as error:
+                error.path.append(key)
+                raise
+        return copied
+    if kind is list:
+        items: list[Any] = []
+        for position, item in enumerate(value):
+            try:
+                items.append(json_copy(item))
+            except PythonKey as error:
+                error.path.append(position)
+                raise
+        return items
+    return copy.deepcopy(value)
+
+
+def copy_at(value: Any, *path: Any) -> Any:
+    """:func:`json_copy` of the value at ``path`` (which a failure names)."""
+    try:
+        return json_copy(value)
+    except PythonKey as error:
+        error.path.extend(reversed(path))
+        raise
+
+
+def leftover(data: Mapping[Any, Any], known: Collection[str]) -> dict[str, Any]:
+    """The keys of ``data`` a decoder did not map, copied (:func:`json_copy`)."""
+    found: dict[str, Any] = {}
+    for key, value in data.items():
+        if key in known:
+            continue
+        if type(key) is not str:
+            raise PythonKey(key)
+        try:
+            found[key] = json_copy(value)
+        except PythonKey as error:
+            error.path.append(key)
+            raise
+    return found
+
+
 def as_field(block: RefusalBlock) -> bool:
     """Whether a refusal was the message's ``refusal`` field (not a content part)."""
     return extras_of(block, NAME).get("as_field") is True
 
 
+def is_audio_field(block: AudioBlock) -> bool:
+    """Whether an audio block is an assistant's ``audio`` output (the message field)."""
+    return extras_of(block, NAME).get("as_field") is True and block.id is not None
+
+
+def audio_mime(data: str) -> str:
+    """The media type of base64 audio, read from its first bytes.
+
+    A Chat response does not say the format its request asked for (``audio.format``);
+    the data's own signature does, but for headerless ``pcm16``:
+    ``application/octet-stream`` then.
+    """
+    try:
+        head = base64.b64decode(data[:16], validate=True)
+    except (binascii.Error, ValueError):
+        return UNKNOWN_AUDIO
+    for signature, mime in AUDIO_SIGNATURES:
+        if head.startswith(signature):
+            if signature == b"RIFF" and head[8:12] != b"WAVE":
+                break
+            return mime
+    if len(head) >= 2 and head[0] == 0xFF and head[1] & 0xE0 == 0xE0:
+        # an MPEG frame sync: layer bits 00 are AAC's ADTS header, others MP3
+        return "audio/aac" if head[1] & 0x06 == 0 else "audio/mpeg"
+    return UNKNOWN_AUDIO
+
+
+def audio_block(audio: Mapping[str, Any], index: int | None) -> AudioBlock | None:
+    """An assistant's ``audio`` output as a block; None without an id and data.
+
+    ``id`` is the block's id (what a later request sends back); the data is
+    ``base64`` with the media type its bytes say (:func:`audio_mime`);
+    ``transcript``, ``expires_at`` and any other key stay in the block's extras,
+    with ``as_field`` marking the block as the message's ``audio`` field.
+    """
+    audio_id = audio.get("id")
+    data = audio.get("data")
+    if not isinstance(audio_id, str) or not audio_id or not isinstance(data, str):
+        return None
+    extras: dict[str, Any] = {"as_field": True}
+    extras.update(leftover(audio, ("id", "data")))
+    fields: dict[str, Any] = {"id": audio_id, "base64": data, "mime_type": audio_mime(data)}
+    fields["extras"] = {NAME: extras}
+    return READ.build(AudioBlock, fields, index)
+
+
 def default_shape(content: Sequence[ContentBlock]) -> Shape:
     """The wire form a list content takes unless extras say otherwise.
 
-    Reasoning and the ``refusal`` field travel outside ``content``: with them, no
-    other block gives ``null`` and one plain text block a string; otherwise a
-    list stays a list.
+    Reasoning, the ``refusal`` field and the ``audio`` field travel outside
+    ``content``: with them, no other block gives ``null`` and one plain text block
+    a string; otherwise a list stays a list.
     """
     side = False
-    field_refusal = False
+    field_refusal = field_audio = False
     parts: list[ContentBlock] = []
     for block in content:
         if isinstance(block, ReasoningBlock):
             side = True
         elif isinstance(block, RefusalBlock) and not field_refusal and as_field(block):
             side = field_refusal = True
+        elif isinstance(block, AudioBlock) and not field_audio and is_audio_field(block):
+            side = field_audio = True
         else:
             parts.append(block)
     if not side:
@@ -94,9 +253,17 @@ def default_shape(content: Sequence[ContentBlock]) -> Shape:
 # ------------------------------------------------------------------------ annotations
 
 
-def decode_annotation(raw: Any, index: int) -> Citation | NonStandardAnnotation:
+def decode_annotation(raw: Any, index: int | None) -> Citation | NonStandardAnnotation:
     """An annotation of the message's text: a url citation, or kept as it came."""
     data = READ.object(raw, "an annotation", index, 0)
+    try:
+        return _annotation(data, index)
+    except PythonKey as error:
+        raise error.error("annotation", index, 0) from None
+
+
+def _annotation(data: dict[str, Any], index: int | None) -> Citation | NonStandardAnnotation:
+    """:func:`decode_annotation` of an object."""
     citation = data.get("url_citation")
     # Chat Completions nests the citation fields under "url_citation" (Responses: flat)
     if data.get("type") == "url_citation" and isinstance(citation, dict):
@@ -115,7 +282,7 @@ def decode_annotation(raw: Any, index: int) -> Citation | NonStandardAnnotation:
             return Citation(**fields)
         except pydantic.ValidationError:
             pass  # not the shape the neutral citation takes: kept as it came
-    return NonStandardAnnotation(value=copy.deepcopy(data))
+    return READ.build(NonStandardAnnotation, {"value": json_copy(data)}, index, 0)
 
 
 # ------------------------------------------------------------------------ parts
@@ -126,14 +293,17 @@ def decode_part(raw: Any, index: int, position: int) -> ContentBlock:
     part = READ.object(raw, "a content part", index, position)
     kind = part.get("type")
     decoder = _PART_DECODERS.get(kind) if isinstance(kind, str) else None
-    if decoder is None:
-        return _kept(part)
-    return decoder(part, index, position)
+    try:
+        if decoder is None:
+            return _kept(part)
+        return decoder(part, index, position)
+    except PythonKey as error:
+        raise error.error("content part", index, position) from None
 
 
 def _kept(part: dict[str, Any]) -> NonStandardBlock:
     """A part kept as it came; ``part`` marks it as ours, to be sent back as is."""
-    return NonStandardBlock(value=copy.deepcopy(part), extras={NAME: {"part": True}})
+    return NonStandardBlock(value=json_copy(part), extras={NAME: {"part": True}})
 
 
 def _part_fields(
@@ -149,7 +319,7 @@ def _part_fields(
         if cache is not None:
             fields["cache_control"] = cache
         else:
-            extras["prompt_cache_breakpoint"] = copy.deepcopy(value)
+            extras["prompt_cache_breakpoint"] = json_copy(value)
     if inner_key is not None:
         inner = leftover(part[inner_key], inner_known)
         if inner:

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Mapping
 from typing import Any, cast
 
-from chatschema_models.content import ContentBlock, ReasoningBlock, RefusalBlock, TextBlock
+from chatschema_models.content import (
+    AudioBlock,
+    ContentBlock,
+    ReasoningBlock,
+    RefusalBlock,
+    TextBlock,
+)
 from chatschema_models.conversation import Conversation
 from chatschema_models.message import (
     AssistantMessage,
@@ -17,6 +22,7 @@ from chatschema_models.message import (
     UserMessage,
 )
 from chatschema_models.tool import (
+    AllowedToolsChoice,
     AutoToolChoice,
     InvalidToolCall,
     NamedToolChoice,
@@ -28,16 +34,35 @@ from chatschema_models.tool import (
 )
 from pydantic import BaseModel
 
-from chatschema.providers._common import decoder, describe, leftover, parse_arguments, set_extras
+from chatschema.providers._common import (
+    decoder,
+    describe,
+    extras_of,
+    parse_arguments,
+    set_extras,
+)
 from chatschema.providers._openai import CUSTOM_TOOL_PARAMETERS
 from chatschema.providers.openai_chat.blocks import (
     READ,
+    PythonKey,
+    audio_block,
+    copy_at,
     decode_annotation,
     decode_part,
     default_shape,
+    json_copy,
+    leftover,
 )
+from chatschema.providers.openai_chat.settings import SETTING_WIRE_KEYS, decode_settings
 from chatschema.providers.openai_chat.usage import decode_usage
-from chatschema.providers.openai_chat.wire import ABSENT, FINISH_REASONS, NAME, Shape
+from chatschema.providers.openai_chat.wire import (
+    ABSENT,
+    EXPLICIT_AUTO,
+    FINISH_REASONS,
+    NAME,
+    REQUEST_KEYS,
+    Shape,
+)
 
 __all__ = ["decode_conversation", "decode_messages", "decode_response"]
 
@@ -47,14 +72,20 @@ def decode_conversation(payload: Any) -> Conversation:
     """Decode Chat Completions request data into a Conversation.
 
     Args:
-        payload: what :func:`encode` returns (a full request body is fine: other
-            parameters such as ``model`` are not part of a conversation and are
-            ignored), a bare list of messages, one message, their JSON text, or
-            official SDK objects (``ChatCompletionMessage`` ...).
+        payload: a request body (what :func:`encode` returns), a bare list of
+            messages, one message, their JSON text, or official SDK objects
+            (``ChatCompletionMessage`` ...).
+
+    A request's settings (``model``, ``max_completion_tokens`` or ``max_tokens``,
+    ``temperature``, ``top_p``, ``stop``, ``seed``, the penalties,
+    ``response_format``, ``reasoning_effort``) become ``settings``; every other key
+    (``n``, ``user``, ``metadata``, ``stream_options``, ``audio`` ...), and a
+    ``null`` one, is kept verbatim in ``extras["openai_chat"]`` and sent back by
+    :func:`encode`.
 
     Raises:
         ConversionError: for data that is not Chat Completions messages, naming
-            the message and part.
+            the message and part (a Python key that is not a string included).
     """
     data = READ.json(payload)
     if isinstance(data, dict) and "messages" in data:
@@ -73,15 +104,39 @@ def decode_conversation(payload: Any) -> Conversation:
         READ.fail(f"expected {{'messages': [...]}} or a list of messages, not {describe(data)}")
     messages = [_decode_message(raw, index) for index, raw in enumerate(raw_messages)]
     fields: dict[str, Any] = {"messages": messages}
-    if "tools" in data and data["tools"] is not None:
-        tools = data["tools"]
+    if len(data) > 1:  # a request's other keys (checked apart: messages are hot)
+        try:
+            _request_fields(data, fields)
+        except PythonKey as error:
+            raise error.error("request") from None
+    return READ.build(Conversation, fields)
+
+
+def _request_fields(data: dict[str, Any], fields: dict[str, Any]) -> None:
+    """Tools, tool choice, settings and the request's other keys (to extras)."""
+    extras: dict[str, Any] = {}
+    for key, value in data.items():
+        if type(key) is not str:
+            raise PythonKey(key)
+        if key == "messages" or (key in SETTING_WIRE_KEYS and value is not None):
+            continue
+        if key not in REQUEST_KEYS or value is None:
+            extras[key] = copy_at(value, key)  # kept verbatim, a null too
+    tools = data.get("tools")
+    if tools is not None:
         if not isinstance(tools, (list, tuple)):
             READ.fail(f"tools must be a list, not {describe(tools)}")
         fields["tools"] = [_decode_tool(tool, index) for index, tool in enumerate(tools)]
-    choice = _decode_tool_choice(data.get("tool_choice"), data.get("parallel_tool_calls"))
+    custom = frozenset(tool.name for tool in fields.get("tools", ()) if _is_custom_tool(tool))
+    choice = _decode_tool_choice(
+        data.get("tool_choice"), data.get("parallel_tool_calls"), extras, custom
+    )
     if choice is not None:
         fields["tool_choice"] = choice
-    return READ.build(Conversation, fields)
+    settings = decode_settings(data, extras)
+    if settings is not None:
+        fields["settings"] = settings
+    set_extras(fields, NAME, extras)
 
 
 def decode_messages(payload: Any) -> list[Message]:
@@ -95,10 +150,12 @@ def decode_response(payload: Any) -> AssistantMessage:
 
     Choice 0 is the message; with ``n > 1`` the other choices are kept, as they
     came, in ``response_metadata["openai_chat"]["choices"]``. Annotations become
-    citations on the text; ``audio`` leaves its id in the message extras (what the
-    API wants back) and the whole object in the response metadata, with
-    ``created``, ``system_fingerprint``, ``service_tier``, ``logprobs`` and any
-    other field. Tool calls carry their position in ``tool_calls`` as ``index``
+    citations on the text; ``audio`` becomes an :class:`AudioBlock` after the
+    other content (its ``id`` the block's, the data's media type read from its
+    first bytes, ``transcript`` and ``expires_at`` in the block's extras); it goes
+    back as ``audio: {"id"}``. ``created``, ``system_fingerprint``,
+    ``service_tier``, ``logprobs`` and any other field go to the response metadata.
+    Tool calls carry their position in ``tool_calls`` as ``index``
     (the key :func:`decode_stream` merges their fragments by). Appended to a
     history, the message encodes to exactly the assistant message the API expects
     back.
@@ -116,14 +173,27 @@ def decode_response(payload: Any) -> AssistantMessage:
     message = READ.object(choice.get("message"), "choice 0 message", 0)
     if message.get("role", "assistant") != "assistant":
         READ.fail(f"choice 0 message has role {message.get('role')!r}", 0)
+    try:
+        return _response(data, choices, choice, message)
+    except PythonKey as error:
+        raise error.error("response", 0) from None
+
+
+def _response(
+    data: dict[str, Any], choices: list[Any], choice: dict[str, Any], message: dict[str, Any]
+) -> AssistantMessage:
+    """:func:`decode_response` of a checked response and its first choice."""
     metadata: dict[str, Any] = {}
-    wire = _response_message(message, metadata)
-    fields = _assistant_fields(wire, 0, positions=True)
+    wire, audio = _response_message(message, metadata)
+    fields = _assistant_fields(wire, 0, positions=True, audio=audio)
     fields["provider"] = NAME
     for key, target in (("model", "model"), ("id", "response_id")):
         value = data.get(key)
         if isinstance(value, str) and value:
             fields[target] = value
+        elif value is not None and not isinstance(value, str):
+            metadata[key] = copy_at(value, key)  # not what the API sends: kept as it came
+    copy_at(data.get("object"), "object")  # (Python keys refused; the type is known)
     reason = choice.get("finish_reason")
     if reason is not None:
         raw_reason = READ.string(reason, "finish_reason", 0)
@@ -134,27 +204,32 @@ def decode_response(payload: Any) -> AssistantMessage:
         fields["usage"], unknown = decode_usage(usage)
         if unknown:
             metadata["usage"] = unknown
-    for key, value in data.items():
-        if key not in ("id", "model", "object", "choices", "usage") and value is not None:
-            metadata[key] = copy.deepcopy(value)
-    for key, value in choice.items():
-        if key not in ("index", "message", "finish_reason") and value is not None:
-            metadata[key] = copy.deepcopy(value)
+    for source, known in ((data, _RESPONSE_KEYS), (choice, _CHOICE_KEYS)):
+        metadata.update(
+            (key, value) for key, value in leftover(source, known).items() if value is not None
+        )
     if choice.get("index", 0) != 0:
-        metadata["index"] = choice["index"]
+        metadata["index"] = copy_at(choice["index"], "choices", 0, "index")
     if len(choices) > 1:
-        metadata["choices"] = copy.deepcopy(choices[1:])
+        metadata["choices"] = json_copy(choices[1:])
     if metadata:
         fields["response_metadata"] = {NAME: metadata}
     return READ.build(AssistantMessage, fields, 0)
 
 
-def _response_message(message: dict[str, Any], metadata: dict[str, Any]) -> dict[str, Any]:
+_RESPONSE_KEYS = frozenset({"id", "model", "object", "choices", "usage"})
+_CHOICE_KEYS = frozenset({"index", "message", "finish_reason"})
+
+
+def _response_message(
+    message: dict[str, Any], metadata: dict[str, Any]
+) -> tuple[dict[str, Any], AudioBlock | None]:
     """A response message in the shape of the assistant message the API wants back.
 
     A response's nulls and empty lists mean "nothing" (``content: null`` stays:
-    it is what goes back with tool calls); ``audio`` keeps its id, the whole object
-    goes to ``metadata``.
+    it is what goes back with tool calls). ``audio`` with an id and data is
+    returned as a block; without data, it keeps its id and the whole object goes
+    to ``metadata``.
     """
     wire = {key: value for key, value in message.items() if value is not None}
     wire["role"] = "assistant"
@@ -165,9 +240,13 @@ def _response_message(message: dict[str, Any], metadata: dict[str, Any]) -> dict
     audio = wire.get("audio")
     # Audio guide, multi-turn: a later request refers to the reply's audio by its id only
     if isinstance(audio, dict) and isinstance(audio.get("id"), str):
-        metadata["audio"] = copy.deepcopy(audio)
+        block = audio_block(audio, 0)
+        if block is not None:
+            del wire["audio"]
+            return wire, block
+        metadata["audio"] = json_copy(audio)
         wire["audio"] = {"id": audio["id"]}
-    return wire
+    return wire, None
 
 
 # ------------------------------------------------------------------------ messages
@@ -175,11 +254,19 @@ def _response_message(message: dict[str, Any], metadata: dict[str, Any]) -> dict
 
 def _decode_message(raw: Any, index: int) -> Message:
     """One history message, by its role."""
+    try:
+        return _message(raw, index)
+    except PythonKey as error:
+        raise error.error("message", index) from None
+
+
+def _message(raw: Any, index: int) -> Message:
+    """:func:`_decode_message`, a Python key raising :class:`PythonKey`."""
     if isinstance(raw, BaseModel) and getattr(raw, "role", None) == "assistant":
         # an SDK response message put in a history (``ChatCompletionMessage``)
         metadata: dict[str, Any] = {}
-        wire = _response_message(READ.object(raw, "a message", index), metadata)
-        fields = _assistant_fields(wire, index)
+        wire, audio = _response_message(READ.object(raw, "a message", index), metadata)
+        fields = _assistant_fields(wire, index, audio=audio)
         if metadata:
             fields["response_metadata"] = {NAME: metadata}
         return READ.build(AssistantMessage, fields, index)
@@ -263,9 +350,9 @@ def _decode_tool_message(data: dict[str, Any], index: int) -> ToolMessage:
 
 
 def _assistant_fields(
-    data: dict[str, Any], index: int, *, positions: bool = False
+    data: dict[str, Any], index: int, *, positions: bool = False, audio: AudioBlock | None = None
 ) -> dict[str, Any]:
-    """The AssistantMessage fields of a wire assistant message.
+    """The AssistantMessage fields of a wire assistant message (and its audio output).
 
     ``positions``: give every tool call its position in ``tool_calls`` as ``index``
     (replies do, as streamed tool calls are keyed by it; histories only with invalid
@@ -315,6 +402,8 @@ def _assistant_fields(
     if isinstance(refusal, str):
         known.append("refusal")
         blocks.append(RefusalBlock(text=refusal, extras={NAME: {"as_field": True}}))
+    if audio is not None:  # a response's audio output (a history's stays in extras)
+        blocks.append(audio)
     neutral: str | list[ContentBlock] | None
     if shape == "string" and len(blocks) == 1 and not has_annotations:
         neutral = cast(str, content)
@@ -417,6 +506,11 @@ def _tool_call_fields(raw: Any, index: int, position: int) -> tuple[bool, dict[s
 # ------------------------------------------------------------------------ tools
 
 
+def _is_custom_tool(tool: ToolDefinition) -> bool:
+    """Whether a decoded tool is a custom (free-form input) one."""
+    return extras_of(tool, NAME).get("type") == "custom"
+
+
 def _decode_tool(raw: Any, index: int) -> ToolDefinition:
     """A tool definition: a function or a custom (free-form input) tool."""
     data = READ.object(raw, f"tool {index}", None)
@@ -432,7 +526,7 @@ def _decode_tool(raw: Any, index: int) -> ToolDefinition:
             fields["description"] = function["description"]
             known.append("description")
         if "parameters" in function and isinstance(function["parameters"], dict):
-            fields["parameters"] = copy.deepcopy(function["parameters"])
+            fields["parameters"] = json_copy(function["parameters"])
             known.append("parameters")
         elif function.get("parameters") is None:  # absent or null: no parameters
             fields["parameters"] = {}
@@ -444,7 +538,7 @@ def _decode_tool(raw: Any, index: int) -> ToolDefinition:
     elif kind == "custom":
         custom = READ.object(data.get("custom"), f"tool {index} custom", None)
         name = READ.string(custom.get("name"), f"tool {index} name", None)
-        fields = {"name": name, "parameters": copy.deepcopy(CUSTOM_TOOL_PARAMETERS)}
+        fields = {"name": name, "parameters": json_copy(CUSTOM_TOOL_PARAMETERS)}
         known = ["name"]
         if isinstance(custom.get("description"), str):
             fields["description"] = custom["description"]
@@ -460,28 +554,43 @@ def _decode_tool(raw: Any, index: int) -> ToolDefinition:
     return READ.build(ToolDefinition, fields)
 
 
-def _decode_tool_choice(raw: Any, parallel: Any) -> ToolChoice | None:
-    """``tool_choice`` and ``parallel_tool_calls`` as one neutral tool choice."""
+def _decode_tool_choice(
+    raw: Any, parallel: Any, extras: dict[str, Any], custom: frozenset[str] = frozenset()
+) -> ToolChoice | None:
+    """``tool_choice`` and ``parallel_tool_calls`` as one neutral tool choice.
+
+    ``custom``: the names of the request's custom tools. A choice with no neutral
+    form (``allowed_tools`` naming no tool) stays in ``extras`` as it came.
+    """
     if parallel is not None and not isinstance(parallel, bool):
         READ.fail(f"parallel_tool_calls must be true or false, not {describe(parallel)}")
     if raw is None:
         # "auto" is the API's default: the flag alone says it
         return None if parallel is None else AutoToolChoice(parallel=parallel)
     if raw in ("auto", "required"):
+        if raw == "auto" and parallel is not None:
+            extras[EXPLICIT_AUTO] = True  # the flag alone would say the same
         cls = AutoToolChoice if raw == "auto" else RequiredToolChoice
         return cls(parallel=parallel) if parallel is not None else cls()
     choice: ToolChoice
     if raw == "none":
         choice = NoneToolChoice()
     elif isinstance(raw, dict) and raw.get("type") in ("function", "custom"):
-        inner = raw.get(raw["type"])
+        kind = raw["type"]
+        inner = raw.get(kind)
         name = inner.get("name") if isinstance(inner, dict) else None
         if not isinstance(name, str) or not name:
             READ.fail(f"tool_choice names no tool: {raw!r}")
+        rest = leftover(raw, ("type", kind))
+        inner_rest = leftover(cast(dict[str, Any], inner), ("name",))
+        if inner_rest:
+            rest[kind] = inner_rest
+        if rest:  # keys beside the name: kept under the wire key, merged back
+            extras["tool_choice"] = rest
         named = NamedToolChoice(name=name)
         return named if parallel is None else NamedToolChoice(name=name, parallel=parallel)
     elif isinstance(raw, dict) and raw.get("type") == "allowed_tools":
-        READ.fail("tool_choice 'allowed_tools' has no neutral equivalent")
+        return _allowed_tools(raw, parallel, extras, custom)
     else:
         READ.fail(f"unknown tool_choice {raw!r}")
     if parallel is not None:
@@ -490,3 +599,67 @@ def _decode_tool_choice(raw: Any, parallel: Any) -> ToolChoice | None:
             "(no tool may be called)"
         )
     return choice
+
+
+def _allowed_tools(
+    raw: dict[str, Any], parallel: bool | None, extras: dict[str, Any], custom: frozenset[str]
+) -> AllowedToolsChoice | None:
+    """``{"type": "allowed_tools", "allowed_tools": {"mode", "tools"}}`` as a limited choice.
+
+    SDK ``ChatCompletionAllowedToolChoiceParam``: ``tools`` entries are free objects.
+    Those written as :func:`~.encode` writes a tool's entry name the allowed tools;
+    any other entry is kept whole in the choice's extras (``allowed_tools.tools``,
+    with ``tool_positions`` when they were not last). A choice naming no tool
+    stays in the request extras, as it came.
+    """
+    allowed = READ.object(raw.get("allowed_tools"), "tool_choice allowed_tools")
+    mode = allowed.get("mode")
+    if mode not in ("auto", "required"):
+        READ.fail(f"tool_choice allowed_tools mode must be auto or required, not {mode!r}")
+    entries = READ.list(allowed.get("tools"), "tool_choice allowed_tools.tools")
+    names: list[str] = []
+    kept: list[Any] = []
+    positions: list[int] = []
+    for position, entry in enumerate(entries):
+        name = _allowed_name(entry, custom)
+        if name is None:
+            kept.append(copy_at(entry, "tool_choice", "allowed_tools", "tools", position))
+            positions.append(position)
+        else:
+            names.append(name)
+    if not names:  # no neutral form: sent back as it came
+        extras["tool_choice"] = copy_at(raw, "tool_choice")
+        if parallel is not None:
+            extras["parallel_tool_calls"] = parallel
+        return None
+    choice_extras = leftover(raw, ("type", "allowed_tools"))
+    inner = leftover(allowed, ("mode", "tools"))
+    if kept:
+        inner["tools"] = kept
+        if positions != list(range(len(names), len(entries))):
+            choice_extras["tool_positions"] = positions
+    if inner:
+        choice_extras["allowed_tools"] = inner
+    fields: dict[str, Any] = {"names": names, "mode": mode}
+    if parallel is not None:
+        fields["parallel"] = parallel
+    set_extras(fields, NAME, choice_extras)
+    return READ.build(AllowedToolsChoice, fields)
+
+
+def _allowed_name(entry: Any, custom: frozenset[str]) -> str | None:
+    """The tool an allowed-tools entry names, when encode writes that entry back.
+
+    ``{"type": "function", "function": {"name"}}``, or ``custom`` for a custom tool
+    of the request; None for any other entry.
+    """
+    if not isinstance(entry, dict) or len(entry) != 2:
+        return None
+    kind = entry.get("type")
+    inner = entry.get(kind) if kind in ("function", "custom") else None
+    if not isinstance(inner, dict) or len(inner) != 1:
+        return None
+    name = inner.get("name")
+    if not isinstance(name, str) or not name or (kind == "custom") != (name in custom):
+        return None
+    return name

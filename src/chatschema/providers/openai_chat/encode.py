@@ -8,8 +8,7 @@ policy as it goes.
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, cast
 
 from chatschema_models.content import (
@@ -30,8 +29,10 @@ from chatschema_models.message import (
     UserMessage,
 )
 from chatschema_models.tool import (
+    AllowedToolsChoice,
     AutoToolChoice,
     InvalidToolCall,
+    NamedToolChoice,
     NoneToolChoice,
     RequiredToolChoice,
     ToolCall,
@@ -40,7 +41,7 @@ from chatschema_models.tool import (
 )
 from typing_extensions import Unpack
 
-from chatschema.errors import Problem
+from chatschema.errors import Problem, UnsupportedContentError
 from chatschema.providers._common import (
     EncodeOptions,
     EncodePass,
@@ -64,16 +65,26 @@ from chatschema.providers._common import (
     tools_as_text,
 )
 from chatschema.providers._openai import cache_breakpoint, custom_input
-from chatschema.providers.openai_chat.blocks import READ, as_field, default_shape
+from chatschema.providers.openai_chat.blocks import (
+    READ,
+    PythonKey,
+    as_field,
+    default_shape,
+    is_audio_field,
+    json_copy,
+)
 from chatschema.providers.openai_chat.fast import write_messages
 from chatschema.providers.openai_chat.rules import pairing_problems, tool_problems, valid_tool_name
+from chatschema.providers.openai_chat.settings import encode_settings
 from chatschema.providers.openai_chat.wire import (
     AUDIO_FORMAT,
     BLOCK_MARKERS,
     CALL_MARKERS,
+    EXPLICIT_AUTO,
     MESSAGE_MARKERS,
     NAME,
     NAME_PATTERN,
+    REQUEST_MARKERS,
     SHAPES,
     TOOL_IMAGES_INTRO,
     TOOL_MARKERS,
@@ -103,13 +114,19 @@ def encode(messages: Any, **options: Unpack[EncodeOptions]) -> dict[str, Any]:
 
     Returns:
         ``{"messages": [...]}`` plus ``tools``, ``tool_choice`` and
-        ``parallel_tool_calls`` when the conversation has them, ready for
-        ``client.chat.completions.create(model=..., **result)``.
+        ``parallel_tool_calls`` when the conversation has them, its settings in
+        the request's keys (only those set: ``model`` only when
+        ``settings.model`` is), and the request keys kept in
+        ``Conversation.extras["openai_chat"]``. Ready for
+        ``client.chat.completions.create(model=..., **result)`` when the
+        conversation names no model; otherwise let the caller's keywords win:
+        ``create(**{**result, "model": ...})``.
 
     Raises:
         ConversionError: structural problems (with ``check``), or content that
-            cannot be encoded.
-        UnsupportedContentError: content the format cannot carry, under
+            cannot be encoded (extras holding a key that is not a string).
+        UnsupportedContentError: content the format cannot carry, and settings
+            it has no key for (``top_k``, ``thinking_budget``), under
             ``unsupported="error"``.
         ValidationError: input that is not a conversation.
         OptionError: unknown options or bad option values.
@@ -135,7 +152,9 @@ def check(messages: Any, **options: Unpack[EncodeOptions]) -> list[Problem]:
     arguments, tool names matching ``^[a-zA-Z0-9_-]{1,64}$``, no ``tool_choice``
     (other than none) without tools. Always: message
     ``name`` matching ``^[a-zA-Z0-9_-]+$``; content the format cannot carry (images
-    when ``vision`` is off ...) when the policy is ``unsupported="error"``.
+    when ``vision`` is off ...) and settings it has no key for (``top_k``,
+    ``thinking_budget``, at ``/settings/<field>``) when the policy is
+    ``unsupported="error"``.
 
     Args:
         messages: anything :func:`encode` accepts.
@@ -172,10 +191,20 @@ class _Encoder(EncodePass):
     # -------------------------------------------------------------- request
 
     def request(self, conversation: Conversation) -> dict[str, Any]:
-        """The request arguments: messages, then tools and tool choice."""
+        """The request arguments: messages, tools and tool choice, settings, extras."""
         options = self.options
         given = conversation.tools or []
         result: dict[str, Any] = {"messages": write_messages(self, conversation.messages)}
+        settings = conversation.settings
+        own = extras_of(conversation, NAME) if conversation.extras else None
+        if settings is not None:
+            # once per request; check lists their problems before the messages'
+            found = len(self.problems)
+            result.update(encode_settings(settings, own or {}, self))
+            if len(self.problems) > found:
+                noted = self.problems[found:]
+                del self.problems[found:]
+                self.problems[:0] = noted
         if options.native_tools and self.collect:
             # check lists the request's tool rules first, then each message's problems
             pairing = self.pairing
@@ -193,10 +222,35 @@ class _Encoder(EncodePass):
                 result["tools"] = [_encode_tool(tool) for tool in tools]
             if conversation.tool_choice is not None and (tools or not given):
                 # a tool choice goes only with tools, or where none were given
-                result.update(_encode_tool_choice(conversation.tool_choice, tools))
+                explicit = own is not None and own.get(EXPLICIT_AUTO) is True
+                result.update(_encode_tool_choice(conversation.tool_choice, tools, explicit))
         elif application_tools(given):
             self.add_tools_text(result["messages"], tools_as_text(given))
+        if own:  # the request's other keys, as decoded (what was written wins)
+            # the rest of a partly mapped object goes only into the object written
+            fragments = [
+                key
+                for key in ("tool_choice", "response_format")
+                if key not in result and isinstance(own.get(key), dict) and "type" not in own[key]
+            ]
+            merge_kept(result, own, REQUEST_MARKERS.union(fragments), "extras")
         return result
+
+    def unsupported_setting(self, field: str) -> None:
+        """A setting Chat Completions has no key for, by the unsupported policy.
+
+        Check notes it at ``/settings/<field>``; ``"error"`` raises; ``"drop"`` and
+        ``"placeholder"`` leave it out (a setting has no text form).
+        """
+        reason = f"settings.{field}: {NAME} has no {field}"
+        if self.options.unsupported != "error":
+            return
+        if self.collect:
+            self.problems.append(Problem(f"/settings/{field}", "unsupported_content", reason))
+            return
+        raise UnsupportedContentError(
+            f"{reason} (options: unsupported='drop' or 'placeholder')", provider=NAME
+        )
 
     # -------------------------------------------------------------- messages
 
@@ -243,7 +297,7 @@ class _Encoder(EncodePass):
         if message.name is not None:
             wire["name"] = self.name(message.name, index)
         wire["content"] = self.content(message.content, index, "instructions")
-        merge_extras(wire, extras, MESSAGE_MARKERS)
+        merge_kept(wire, extras, MESSAGE_MARKERS, "extras", index)
         return wire
 
     def user(self, message: UserMessage, index: int) -> dict[str, Any]:
@@ -252,7 +306,7 @@ class _Encoder(EncodePass):
         if message.name is not None:
             wire["name"] = self.name(message.name, index)
         wire["content"] = self.content(message.content, index, "user")
-        merge_extras(wire, extras_of(message, NAME), MESSAGE_MARKERS)
+        merge_kept(wire, extras_of(message, NAME), MESSAGE_MARKERS, "extras", index)
         return wire
 
     def tool(self, message: ToolMessage, index: int) -> dict[str, Any]:
@@ -285,7 +339,7 @@ class _Encoder(EncodePass):
         # API reference: a tool message has no name; sent only when a decoded one had it
         if extras.get("send_name") is True and message.name is not None:
             wire["name"] = message.name
-        merge_extras(wire, extras, MESSAGE_MARKERS)
+        merge_kept(wire, extras, MESSAGE_MARKERS, "extras", index)
         return wire
 
     def tool_as_user(self, message: ToolMessage, index: int) -> dict[str, Any]:
@@ -318,6 +372,7 @@ class _Encoder(EncodePass):
         calls = self.tool_calls(message, index)
         content = message.content
         refusal: str | None = None
+        audio: str | None = None
         reasoning: list[str] = []
         reasoning_field = "reasoning_content"
         parts: list[dict[str, Any]] = []
@@ -351,6 +406,10 @@ class _Encoder(EncodePass):
                 ):
                     refusal = block.text
                     continue
+                if isinstance(block, AudioBlock) and audio is None and is_audio_field(block):
+                    # Audio guide, multi-turn: the reply's audio goes back by its id only
+                    audio = block.id
+                    continue
                 part = self.part(block, index, position, "assistant")
                 if part is not None:
                     parts.append(part)
@@ -375,7 +434,9 @@ class _Encoder(EncodePass):
             wire["tool_calls"] = calls
         if reasoning:
             wire[reasoning_field] = "\n".join(reasoning)
-        merge_extras(wire, extras, MESSAGE_MARKERS)
+        if audio is not None:
+            wire["audio"] = {"id": audio}
+        merge_kept(wire, extras, MESSAGE_MARKERS, "extras", index)
         return wire
 
     def shape(self, recorded: Any, default: Shape, parts: list[dict[str, Any]]) -> Shape:
@@ -458,7 +519,7 @@ class _Encoder(EncodePass):
             if extras.get("no_type") is True:
                 del wire["type"]
         if extras:
-            merge_extras(wire, extras, CALL_MARKERS)
+            merge_kept(wire, extras, CALL_MARKERS, "tool call extras", index)
         return wire
 
     def add_tools_text(self, out: list[dict[str, Any]], text: str) -> None:
@@ -532,7 +593,7 @@ class _Encoder(EncodePass):
                 return self.placeholder("a non-standard block of another format", index, position)
             if self.string_mode:
                 return self.placeholder("a non-standard part in string content", index, position)
-            return copy.deepcopy(block.value)
+            return checked(block.value, "non_standard value", index, position)  # type: ignore[no-any-return]
         elif isinstance(block, RefusalBlock):
             if kind != "assistant":
                 return self.placeholder(f"a refusal in {_a(kind)} message", index, position)
@@ -573,8 +634,61 @@ class _Encoder(EncodePass):
             and part["type"] != "refusal"
         ):
             part["prompt_cache_breakpoint"] = cache_breakpoint(block.cache_control)
-        merge_extras(part, extras_of(block, NAME), BLOCK_MARKERS)
+        merge_kept(part, extras_of(block, NAME), BLOCK_MARKERS, "extras", index, position)
         return part
+
+
+def checked(value: Any, what: str, index: int | None = None, position: int | None = None) -> Any:
+    """A copy of data written as it is kept (extras, parts, schemas).
+
+    Data built in code may hold what JSON cannot: a key that is not a string is a
+    ConversionError naming where, never sent on.
+    """
+    try:
+        return json_copy(value)
+    except PythonKey as error:
+        raise error.error(what, index, position) from None
+
+
+def merge_kept(
+    target: dict[str, Any],
+    extras: Mapping[str, Any],
+    skip: Collection[str],
+    what: str,
+    index: int | None = None,
+    position: int | None = None,
+) -> None:
+    """Put kept extras back into a wire object, as ``merge_extras`` does.
+
+    Missing keys are added (copied), objects merged, what the encoder wrote wins,
+    keys in ``skip`` (markers) stay out. A key JSON cannot hold (data built in
+    code) is a ConversionError naming where, never sent on.
+    """
+    try:
+        _merge(target, extras, skip)
+    except PythonKey as error:
+        raise error.error(what, index, position) from None
+
+
+def _merge(target: dict[str, Any], extras: Mapping[Any, Any], skip: Collection[str]) -> None:
+    """:func:`merge_kept`, a Python key raising :class:`PythonKey`."""
+    for key, value in extras.items():
+        if key in skip:
+            continue
+        if type(key) is not str:
+            raise PythonKey(key)
+        current = target.get(key, _ABSENT)
+        try:
+            if current is _ABSENT:
+                target[key] = json_copy(value)
+            elif isinstance(current, dict) and isinstance(value, Mapping):
+                _merge(current, value, ())
+        except PythonKey as error:
+            error.path.append(key)
+            raise
+
+
+_ABSENT = object()
 
 
 def _what(block: ContentBlock) -> str:
@@ -667,7 +781,7 @@ def _encode_invalid_call(call: InvalidToolCall) -> dict[str, Any]:
     }
     if extras.get("no_type") is True:
         del wire["type"]
-    merge_extras(wire, extras, CALL_MARKERS)
+    merge_kept(wire, extras, CALL_MARKERS, "tool call extras")
     return wire
 
 
@@ -688,46 +802,100 @@ def _encode_tool(tool: ToolDefinition) -> dict[str, Any]:
         if tool.description is not None:
             custom["description"] = tool.description
         if "format" in extras:
-            custom["format"] = copy.deepcopy(extras["format"])
-        merge_extras(custom, extras, TOOL_MARKERS)
+            custom["format"] = checked(extras["format"], "tool format")
+        merge_kept(custom, extras, TOOL_MARKERS, "tool extras")
         wire = {"type": "custom", "custom": custom}
     else:
         function: dict[str, Any] = {"name": tool.name}
         if tool.description is not None:
             function["description"] = tool.description
         if not (extras.get("no_parameters") is True and tool.parameters == {}):
-            function["parameters"] = copy.deepcopy(tool.parameters)
+            function["parameters"] = checked(tool.parameters, "tool parameters")
         if tool.strict is not None:
             function["strict"] = tool.strict
-        merge_extras(function, extras, TOOL_MARKERS)
+        merge_kept(function, extras, TOOL_MARKERS, "tool extras")
         wire = {"type": "function", "function": function}
     fields = extras.get("tool_fields")
     if isinstance(fields, Mapping):
-        merge_extras(wire, fields)
+        merge_kept(wire, fields, (), "tool extras")
     return wire
 
 
-def _encode_tool_choice(choice: ToolChoice, tools: Sequence[ToolDefinition]) -> dict[str, Any]:
-    """``tool_choice`` and ``parallel_tool_calls``."""
+def _encode_tool_choice(
+    choice: ToolChoice, tools: Sequence[ToolDefinition], explicit_auto: bool = False
+) -> dict[str, Any]:
+    """``tool_choice`` and ``parallel_tool_calls``.
+
+    ``explicit_auto``: the decoded request wrote ``"auto"`` next to the flag.
+    """
     if isinstance(choice, NoneToolChoice):
         return {"tool_choice": "none"}
     if isinstance(choice, AutoToolChoice):
         # "auto" is the API's default when tools are given: with `parallel`, the
         # flag alone says it (the common request shape).
         if choice.parallel is not None:
+            if explicit_auto:
+                return {"tool_choice": "auto", "parallel_tool_calls": choice.parallel}
             return {"parallel_tool_calls": choice.parallel}
         return {"tool_choice": "auto"}
+    result: dict[str, Any]
     if isinstance(choice, RequiredToolChoice):
-        result: dict[str, Any] = {"tool_choice": "required"}
-        if choice.parallel is not None:
-            result["parallel_tool_calls"] = choice.parallel
-        return result
-    kind = (
-        "custom"
-        if any(tool.name == choice.name and _is_custom(tool) for tool in tools)
-        else "function"
-    )
-    result = {"tool_choice": {"type": kind, kind: {"name": choice.name}}}
+        result = {"tool_choice": "required"}
+    elif isinstance(choice, NamedToolChoice):
+        kind = "custom" if choice.name in _custom_names(tools) else "function"
+        result = {"tool_choice": {"type": kind, kind: {"name": choice.name}}}
+    else:
+        result = {"tool_choice": _allowed_tools(choice, tools)}
     if choice.parallel is not None:
         result["parallel_tool_calls"] = choice.parallel
     return result
+
+
+def _custom_names(tools: Sequence[ToolDefinition]) -> set[str]:
+    """The names of the custom (free-form input) tools."""
+    return {tool.name for tool in tools if _is_custom(tool)}
+
+
+def _allowed_tools(choice: AllowedToolsChoice, tools: Sequence[ToolDefinition]) -> dict[str, Any]:
+    """A limited choice: ``{"type": "allowed_tools", "allowed_tools": {"mode", "tools"}}``.
+
+    SDK ``ChatCompletionAllowedToolChoiceParam``: one entry per name, ``custom`` for
+    a custom tool; the entries kept in the choice's extras go back where they were.
+    """
+    custom = _custom_names(tools)
+    entries: list[Any] = []
+    for name in choice.names:
+        kind = "custom" if name in custom else "function"
+        entries.append({"type": kind, kind: {"name": name}})
+    extras = checked(extras_of(choice, NAME), "tool_choice extras")
+    inner = extras.get("allowed_tools")
+    kept = inner.get("tools") if isinstance(inner, dict) else None
+    if isinstance(kept, list) and kept:
+        entries = _placed(entries, kept, extras.get("tool_positions"))
+    wire: dict[str, Any] = {
+        "type": "allowed_tools",
+        "allowed_tools": {"mode": choice.mode, "tools": entries},
+    }
+    merge_extras(wire, extras, ("tool_positions",))
+    return wire
+
+
+def _placed(named: list[Any], kept: list[Any], positions: Any) -> list[Any]:
+    """Named entries and kept ones, the kept at their recorded positions (else last)."""
+    total = len(named) + len(kept)
+    if (
+        not isinstance(positions, list)
+        or len(positions) != len(kept)
+        or not all(type(at) is int and 0 <= at < total for at in positions)
+        or len(set(positions)) != len(positions)
+    ):
+        return named + kept
+    slots: list[Any] = [None] * total
+    taken = set(positions)
+    for at, entry in zip(positions, kept, strict=True):
+        slots[at] = entry
+    names = iter(named)
+    for at in range(total):
+        if at not in taken:
+            slots[at] = next(names)
+    return slots

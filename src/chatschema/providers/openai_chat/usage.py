@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -10,14 +9,18 @@ import pydantic
 from chatschema_models.usage import InputTokenDetails, OutputTokenDetails, Usage
 
 from chatschema.providers._common import is_count
-from chatschema.providers.openai_chat.blocks import READ
+from chatschema.providers.openai_chat.blocks import READ, PythonKey, json_copy
 from chatschema.providers.openai_chat.wire import INPUT_DETAILS, OUTPUT_DETAILS
 
 __all__ = ["decode_usage"]
 
 
 def decode_usage(raw: Any) -> tuple[Usage, dict[str, Any]]:
-    """Usage in neutral terms, and the provider's fields it has no place for."""
+    """Usage in neutral terms, and the provider's fields it has no place for.
+
+    Raises:
+        PythonKey: for a key that is not a string (the caller locates it).
+    """
     data = READ.object(raw, "usage", None)
     prompt = READ.count(data.get("prompt_tokens"), "usage prompt_tokens")
     completion = READ.count(data.get("completion_tokens"), "usage completion_tokens")
@@ -47,7 +50,9 @@ def decode_usage(raw: Any) -> tuple[Usage, dict[str, Any]]:
     known |= {"prompt_tokens_details", "completion_tokens_details"}
     for key, value in data.items():
         if key not in known and value is not None:
-            unknown[key] = copy.deepcopy(value)
+            if type(key) is not str:
+                raise PythonKey(key)
+            unknown[key] = json_copy(value)
     try:
         if inputs:
             fields["input_token_details"] = InputTokenDetails(**inputs)
@@ -68,6 +73,8 @@ def _details(
     counts: dict[str, int] = {}
     unknown: dict[str, Any] = {}
     for key, value in data.items():
+        if type(key) is not str:
+            raise PythonKey(key)
         if value is None:
             continue
         if key in names:
@@ -75,5 +82,5 @@ def _details(
         elif is_count(value):
             counts[key] = value
         else:
-            unknown[key] = copy.deepcopy(value)
+            unknown[key] = json_copy(value)
     return counts, unknown

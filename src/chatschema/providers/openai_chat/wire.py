@@ -76,3 +76,49 @@ DELTA_KEYS: Final = frozenset(
     {"role", "content", "refusal", "tool_calls", "annotations", "audio", "name"}
 )
 CALL_KEYS: Final = frozenset({"index", "id", "type", "function", "custom"})
+
+# Request settings (``Conversation.settings``): neutral field -> wire key. Every
+# other top-level request key is kept verbatim in ``Conversation.extras["openai_chat"]``.
+SETTING_KEYS: Final = {
+    "model": "model",
+    "temperature": "temperature",
+    "top_p": "top_p",
+    "seed": "seed",
+    "presence_penalty": "presence_penalty",
+    "frequency_penalty": "frequency_penalty",
+    "reasoning_effort": "reasoning_effort",
+}
+"""The settings whose wire key carries the neutral value as it is (the output limit,
+``stop`` and ``response_format`` have rules of their own)."""
+SAMPLING_FLOATS: Final = frozenset(
+    {"temperature", "top_p", "presence_penalty", "frequency_penalty"}
+)
+UNSUPPORTED_SETTINGS: Final = ("top_k", "thinking_budget")
+"""Neutral settings Chat Completions has no key for (``reasoning_effort`` is its
+reasoning knob; no token budget, no top-k)."""
+REQUEST_KEYS: Final = frozenset({"messages", "tools", "tool_choice", "parallel_tool_calls"})
+"""The request keys the conversation itself carries."""
+
+# Bookkeeping in ``Conversation.extras["openai_chat"]`` (not request keys):
+OUTPUT_LIMIT_KEY: Final = "output_limit_key"
+"""``"max_tokens"`` when the request used the legacy key (``max_completion_tokens``
+otherwise)."""
+STOP_FORM: Final = "stop_form"
+"""``"string"`` when ``stop`` was one string (a list otherwise)."""
+EXPLICIT_AUTO: Final = "explicit_auto"
+"""``True`` when the request wrote ``tool_choice: "auto"`` next to
+``parallel_tool_calls`` (the flag alone says the same; the request had both)."""
+REQUEST_MARKERS: Final = frozenset({OUTPUT_LIMIT_KEY, STOP_FORM, EXPLICIT_AUTO})
+
+# Assistant audio output (``message.audio``): the media type read from the data's
+# first bytes (the response does not say the format the request asked for).
+AUDIO_SLOT: Final = 3
+"""The stream index of the audio block (after reasoning, text and refusal)."""
+AUDIO_SIGNATURES: Final = (
+    (b"RIFF", "audio/wav"),  # with "WAVE" at offset 8
+    (b"ID3", "audio/mpeg"),
+    (b"fLaC", "audio/flac"),
+    (b"OggS", "audio/ogg"),  # OpenAI's opus output
+)
+UNKNOWN_AUDIO: Final = "application/octet-stream"
+"""Audio data without a known signature (``pcm16`` is headerless)."""
