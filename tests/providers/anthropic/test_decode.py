@@ -534,7 +534,8 @@ def test_foreign_and_future_non_standard_blocks() -> None:
     ]
 
 
-def test_other_request_parameters_are_ignored() -> None:
+def test_request_parameters_are_settings_and_come_back() -> None:
+    """Generation keys become settings (they were ignored before), and go back."""
     request = {
         "model": "claude-sonnet-4-5",
         "max_tokens": 1024,
@@ -543,10 +544,14 @@ def test_other_request_parameters_are_ignored() -> None:
         "system": "sys",
         "messages": [{"role": "user", "content": "hi"}],
     }
-    assert enc(codec.decode_conversation(request)) == {
-        "system": "sys",
-        "messages": [{"role": "user", "content": "hi"}],
+    conversation = codec.decode_conversation(request)
+    assert to_dict(conversation)["settings"] == {
+        "model": "claude-sonnet-4-5",
+        "max_output_tokens": 1024,
+        "temperature": 0.2,
+        "thinking_budget": 2048,
     }
+    assert codec.encode(conversation) == request  # temperature where it was: the top level
 
 
 def test_tool_reference_in_results_and_text_plain_by_file_id() -> None:
@@ -591,3 +596,23 @@ def test_named_tool_choice_carries_parallel() -> None:
         "parallel": False,
     }
     assert codec.encode(conversation) == payload
+
+
+def test_built_in_tool_options_keep_their_nulls() -> None:
+    """A built-in tool's options are nullable in the SDK types and sent as null by
+    clients (pydantic-ai's recorded web_search requests): they go back as they came."""
+    payload = {
+        "messages": [{"role": "user", "content": "Weather in Oslo today?"}],
+        "tools": [
+            {
+                "name": "web_search",
+                "type": "web_search_20250305",
+                "allowed_domains": None,
+                "blocked_domains": None,
+                "max_uses": None,
+                "user_location": None,
+            }
+        ],
+        "tool_choice": {"type": "auto"},
+    }
+    assert enc(codec.decode_conversation(payload)) == payload

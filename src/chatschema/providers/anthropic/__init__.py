@@ -2,15 +2,22 @@
 
 Follows the Messages API reference (https://docs.anthropic.com/en/api/messages)
 and the official SDK's types (``anthropic.types``, 2.12). ``encode`` returns the
-keyword arguments the official client takes for the conversation part of a
-request (``system``, ``messages``, ``tools``, ``tool_choice``)::
+keyword arguments the official client takes: the conversation (``system``,
+``messages``, ``tools``, ``tool_choice``), its settings in the API's keys (only those
+set) and the request keys kept in ``Conversation.extras["anthropic"]``::
 
     client.messages.create(model=..., max_tokens=..., **encode(conversation))
+
+``model`` and ``max_tokens`` are sent only when the settings give them (the API
+requires ``max_tokens``; no value is made up), so the call above works for
+conversations without settings; with settings, let the call's keywords win with
+``client.messages.create(**{**encode(conversation), "model": ...})``.
 
 Where things are: :mod:`.wire` (limits, known types, patterns), :mod:`.encode`
 (``encode`` and ``check``: one encoder, ``check`` in collect mode), :mod:`.fast`
 (the encoder's walk for the common shapes), :mod:`.rules` (the rules that only
-check: tool pairing, request totals, empty turns),
+check: tool pairing per API turn, thinking order, request totals, empty turns),
+:mod:`.settings` (request settings and extras, both ways; the tool choice),
 :mod:`.request` (the request's shape: turns, tool-use ids, block placement),
 :mod:`.decode` (histories and responses), :mod:`.blocks` (the block readers
 histories, responses and streams share), :mod:`.stream` (``decode_stream``).
@@ -29,7 +36,13 @@ Decisions (``docs/providers/anthropic.md`` has the full mapping table):
 - Thinking and redacted thinking are replayed unchanged, in place; tool calls keep
   their position among the content blocks with ``ToolCall.index``.
 - Tool-use ids that do not match ``^[a-zA-Z0-9_-]+$`` are rewritten the same way
-  on the call and on its result.
+  on the call and on its result; valid ids never are (an id may come back in a
+  later turn: pairing is per turn).
+- Request settings (``docs/providers/anthropic.md``, "Request settings"): sampling
+  keys go through ``extra_body`` (SDK >= 1.0 dropped them from ``messages.create``)
+  unless the decoded request had them at its top level; settings the API has no key
+  for (``seed``, penalties, a JSON mode without schema) and an allowed-tools choice
+  follow the unsupported policy.
 - Optional keys are never sent as ``null``; citation titles, which the API
   requires but allows to be ``null``, are always sent.
 - Anthropic-defined tools (``{"type": "web_search_20250305", ...}``) decode with

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from chatschema_models.content import ContentBlock
-from chatschema_models.conversation import Conversation
+from chatschema_models.conversation import Conversation, GenerationSettings
 from chatschema_models.message import (
     AssistantMessage,
     Message,
@@ -35,6 +35,7 @@ from chatschema.providers.anthropic.blocks import (
     reader,
     user_side_block,
 )
+from chatschema.providers.anthropic.settings import read as read_settings
 from chatschema.providers.anthropic.wire import CACHE_COUNTS, FINISH_REASONS, NAME
 
 _MISSING: Final = object()
@@ -47,10 +48,17 @@ def decode_conversation(payload: Any) -> Conversation:
     """Read an Anthropic request history into a neutral conversation.
 
     Args:
-        payload: what :func:`encode` returns (``system``, ``messages``, ``tools``,
-            ``tool_choice``; other request parameters are ignored), a bare list
-            of messages, one message, JSON text of these, or official SDK objects
+        payload: a request (the keyword arguments of ``client.messages.create``, as
+            :func:`encode` returns them, or the REST body), a bare list of messages,
+            one message, JSON text of these, or official SDK objects
             (``anthropic.types.Message`` responses in a history included).
+
+    A request's ``system``, ``messages``, ``tools`` and ``tool_choice`` become the
+    conversation; its generation keys become ``settings`` (:mod:`.settings`: ``model``,
+    ``max_tokens``, ``temperature``, ``top_p``, ``top_k`` (also from ``extra_body``),
+    ``stop_sequences``, ``thinking``, ``output_config``); every other key, and what
+    those objects hold beyond the neutral fields, is kept verbatim in
+    ``extras["anthropic"]``, so that :func:`encode` sends the request back as it came.
 
     Raises:
         ConversionError: naming the message and block of anything malformed.
@@ -68,6 +76,11 @@ def decode_conversation(payload: Any) -> Conversation:
             fields["tools"] = [_tool_definition(tool, k) for k, tool in enumerate(tools)]
         if data.get("tool_choice") is not None:
             fields["tool_choice"] = _tool_choice(data["tool_choice"])
+        settings, extras = read_settings(data)
+        if settings:
+            fields["settings"] = reader.build(GenerationSettings, settings)
+        if extras:
+            fields["extras"] = {NAME: extras}
     elif isinstance(data, Mapping) and ("role" in data or data.get("type") == "message"):
         messages = [data]
     else:
@@ -317,9 +330,10 @@ def _tool_definition(raw: Any, index: int) -> ToolDefinition:
                 fields["strict"] = value
             else:
                 extras[key] = value
-    else:  # a server or built-in tool: everything but the name is Anthropic's
+    else:  # a server or built-in tool: everything but the name is Anthropic's, kept
+        # as it came (its options are nullable: ``"allowed_domains": null`` goes back)
         fields["parameters"] = {}
-        extras = {k: v for k, v in raw.items() if k != "name" and v is not None}
+        extras = {k: v for k, v in raw.items() if k != "name"}
         if isinstance(raw.get("type"), str) and raw["type"] != "custom":
             fields["provider"] = NAME  # hosted: only Anthropic knows what it is
     if extras:

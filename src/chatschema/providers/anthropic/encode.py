@@ -34,13 +34,7 @@ from chatschema_models.message import (
     SystemMessage,
     ToolMessage,
 )
-from chatschema_models.tool import (
-    NamedToolChoice,
-    NoneToolChoice,
-    RequiredToolChoice,
-    ToolCall,
-    ToolChoice,
-)
+from chatschema_models.tool import ToolCall
 from typing_extensions import Unpack
 
 from chatschema.errors import Problem
@@ -78,6 +72,7 @@ from chatschema.providers.anthropic.request import (
     tool_ids,
 )
 from chatschema.providers.anthropic.rules import pairing_problems, totals
+from chatschema.providers.anthropic.settings import tool_choice_wire, write
 from chatschema.providers.anthropic.wire import (
     BLOCK_TYPES,
     CACHE_TTLS,
@@ -101,13 +96,17 @@ def encode(messages: Any, **options: Unpack[EncodeOptions]) -> dict[str, Any]:
             ``system_role`` and ``reasoning_content`` do not apply here.
 
     Returns:
-        ``{"system"?, "messages", "tools"?, "tool_choice"?}``, ready for
-        ``client.messages.create(model=..., max_tokens=..., **payload)``.
+        ``{"system"?, "messages", "tools"?, "tool_choice"?}`` with the settings in
+        the API's keys (``model``, ``max_tokens``, ``extra_body`` for sampling,
+        ``stop_sequences``, ``thinking``, ``output_config``: only those set) and
+        the conversation's ``extras["anthropic"]`` request keys, ready for
+        ``client.messages.create(model=..., max_tokens=..., **payload)`` (no
+        ``model`` or ``max_tokens`` unless the settings give them).
 
     Raises:
         ConversionError: with every structural problem :func:`check` finds.
-        UnsupportedContentError: for content Anthropic cannot take, under
-            ``unsupported="error"``.
+        UnsupportedContentError: for content Anthropic cannot take, or a setting
+            it has no key for, under ``unsupported="error"``.
         ValidationError: for input that is not a conversation.
         OptionError: for unknown options or bad values.
     """
@@ -125,7 +124,8 @@ def check(messages: Any, **options: Unpack[EncodeOptions]) -> list[Problem]:
 
     Tool calls not answered in the next user turn, orphan or repeated results,
     content Anthropic cannot take (images without vision, other formats' hosted
-    tools ...) under ``unsupported="error"``, images over 5 MB of
+    tools, settings it has no key for ...) under ``unsupported="error"``, thinking
+    that does not come first in its message with thinking enabled, images over 5 MB of
     base64 or of a media type the API does not take, more than 100 images, more
     than 4 cache breakpoints or a cache ttl other than ``5m``/``1h``, more than
     32 MB of inline data, messages that would be empty, and a named tool choice
@@ -174,6 +174,8 @@ class _Encoder(EncodePass):
         self.empty: list[tuple[int, str, list[int]]] = []  # turns written without content
         self.turn_count = 0  # turns written
         self.paired = True  # whether the fast walk found every call answered
+        # thinking blocks written, with where they come from: (wire block, index, position)
+        self.thinking: list[tuple[dict[str, Any], int, int]] = []
 
     def run(self) -> dict[str, Any]:
         """The request (``problems`` holds what collect mode found)."""
@@ -202,7 +204,9 @@ class _Encoder(EncodePass):
         if self.collect and native:
             self.problems.extend(foreign_tool_problems(conversation.tools, self.options))
             if turns is not None:
-                self.problems.extend(pairing_problems(messages, turns))
+                self.problems.extend(
+                    pairing_problems(messages, turns, trailing=self.options.request)
+                )
         mark = len(self.problems)  # where the pairing problems go after a fast walk
         # tools first: their cache markers come first in the API's count
         tools = self.tools() if native and conversation.tools else []
@@ -216,7 +220,7 @@ class _Encoder(EncodePass):
                 return None
             if self.collect and not self.paired:  # the rule in full, for its problems
                 self.problems[mark:mark] = pairing_problems(
-                    messages, grouped_turns(messages, count)
+                    messages, grouped_turns(messages, count), trailing=self.options.request
                 )
             payload["messages"] = wire
         else:
@@ -226,9 +230,10 @@ class _Encoder(EncodePass):
                 payload["tools"] = tools
             if conversation.tool_choice is not None and (tools or not conversation.tools):
                 # a tool choice goes only with tools, or where none were given
-                payload["tool_choice"] = _tool_choice_wire(conversation.tool_choice)
+                payload["tool_choice"] = tool_choice_wire(self, conversation.tool_choice)
+        write(self, payload)  # the settings and the Anthropic extras, once per request
         if self.collect:
-            totals(self)
+            totals(self, payload["messages"])
         return payload
 
     # ------------------------------------------------------------------ helpers
@@ -681,6 +686,7 @@ class _Encoder(EncodePass):
                 wire = {"type": "redacted_thinking", "data": block.encrypted_content}
             else:  # Messages API, "Extended thinking": the API rejects unsigned thinking
                 return self.refuse("Anthropic thinking without its signature", index, position)
+            self.thinking.append((wire, index, position))  # for rules.thinking_order
             # Messages API, "Prompt caching": thinking blocks take no cache marker
             return self.finish(wire, block, None, (index, "content", position))
         # reasoning="text": other providers' reasoning, and Anthropic thinking that
@@ -724,17 +730,3 @@ class _Encoder(EncodePass):
                     wire["strict"] = tool.strict
             out.append(self.finish(wire, tool, None, ("/tools", position)))
         return out
-
-
-def _tool_choice_wire(choice: ToolChoice) -> dict[str, Any]:
-    """``tool_choice``: ``auto`` / ``any`` / ``tool`` with ``disable_parallel_tool_use``."""
-    if isinstance(choice, NoneToolChoice):
-        return {"type": "none"}
-    wire: dict[str, Any]
-    if isinstance(choice, NamedToolChoice):
-        wire = {"type": "tool", "name": choice.name}
-    else:
-        wire = {"type": "any" if isinstance(choice, RequiredToolChoice) else "auto"}
-    if choice.parallel is not None:
-        wire["disable_parallel_tool_use"] = not choice.parallel
-    return wire

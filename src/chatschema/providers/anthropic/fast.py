@@ -114,7 +114,9 @@ def fast_turns(encoder: _Encoder, count: int) -> list[dict[str, Any]] | None:
                     elif collect:  # for the empty_content rule
                         encoder.empty.append((len(out), role, list(range(start, index))))
                 out.append(wire)
-            if pending and (role == "user" or index == total or wire_role != "user"):
+            if pending and (
+                index == total or role != "assistant" or wire_role not in ("user", "assistant")
+            ):  # (an assistant message after one is the same API turn, as rules.py pairs)
                 paired = False  # calls not answered in the user turn right after them
                 pending.clear()
             if index == total:

@@ -1,15 +1,16 @@
-"""The rules of the Messages API that only check: tool pairing, request totals, empty turns.
+"""The rules of the Messages API that only check: tool pairing, thinking order, totals.
 
 The encoder runs them in collect mode (``check``, or ``encode`` with
-``check=True``): :func:`pairing_problems` over the grouped turns, :func:`totals`
-after the walk, over what the encoder counted where it wrote it (cache
-breakpoints, inline bytes, turns written without content).
+``check=True``): :func:`pairing_problems` over the grouped turns (paired per turn
+the API sees), :func:`totals` after the walk, over what the encoder counted where it
+wrote it (cache breakpoints, inline bytes, turns written without content, thinking
+blocks for :func:`thinking_order`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from chatschema_models.content import ReasoningBlock, RefusalBlock, TextBlock
 from chatschema_models.message import AssistantMessage, Message, ToolMessage
@@ -22,14 +23,18 @@ from chatschema.providers.anthropic.wire import (
     MAX_CACHE_BREAKPOINTS,
     MAX_REQUEST_INLINE_BYTES,
     NAME,
+    THINKING_BLOCKS,
 )
 
 if TYPE_CHECKING:
     from chatschema.providers.anthropic.encode import _Encoder
 
 
-def totals(encoder: _Encoder) -> None:
+def totals(encoder: _Encoder, wire_messages: list[dict[str, Any]]) -> None:
     """The rules over the whole request, after the encoder's walk (collect mode)."""
+    settings = encoder.conversation.settings
+    if encoder.thinking and settings is not None and (settings.thinking_budget or 0) > 0:
+        thinking_order(encoder, wire_messages)
     conversation = encoder.conversation
     messages = conversation.messages
     options = encoder.options
@@ -70,16 +75,26 @@ def totals(encoder: _Encoder) -> None:
         )
 
 
-def pairing_problems(messages: Sequence[Message], turns: Turns) -> list[Problem]:
+def pairing_problems(
+    messages: Sequence[Message], turns: Turns, *, trailing: bool = True
+) -> list[Problem]:
     """Tool calls answered in the very next user turn, once each.
 
-    Unlike ``_common.tool_pairing_problems(adjacent=True)``, this works on wire
-    turns: consecutive assistant messages form one turn, and user text next to
-    the results is fine (the encoder puts the results first).
+    ``trailing=False`` (the ``request=False`` option: a history, not a request to
+    send) lets calls still waiting for results when the history ends be.
+
+    Unlike ``_common.tool_pairing_problems(adjacent=True)``, this works on the turns
+    the API sees: consecutive wire messages of one role are one turn (SDK 2.13
+    MessageCreateParams.messages: "Consecutive user or assistant turns in your
+    request will be combined into a single turn"), so calls of two assistant
+    messages in a row may be answered together by the user turn after them, and
+    user text next to the results is fine (the encoder puts the results first).
+    Pairing is per turn: an id may come back in a later turn, once its call was
+    answered; only two calls of one turn may not share an id.
     """
     problems: list[Problem] = []
-    pending: dict[str, tuple[int, int]] = {}
-    answered: set[str] = set()
+    pending: dict[str, tuple[int, int]] = {}  # calls of the last assistant turn
+    answered: set[str] = set()  # calls of the last assistant turn answered so far
 
     def unanswered(before: int | None) -> None:
         """Note every call still pending (``before``: the message they needed to precede)."""
@@ -97,19 +112,29 @@ def pairing_problems(messages: Sequence[Message], turns: Turns) -> list[Problem]
             )
         pending.clear()
 
-    for role, indexes in turns:
+    previous = ""  # the role of the turn before
+    closed = False  # whether the user turn so far has content other than results
+    late: set[str] = set()  # calls left unanswered when it got such content
+    for number, (role, indexes) in enumerate(turns):
         if role == "user":
+            if previous != "user":
+                closed = False
+                late = set()
             for index in indexes:
                 message = messages[index]
                 if not isinstance(message, ToolMessage):
                     continue
                 call_id = message.tool_call_id
-                if call_id in pending:
+                if call_id in pending and not closed:
                     del pending[call_id]
                     answered.add(call_id)
                     continue
+                # Messages API, "Tool use": results come first in the user turn; a wire
+                # message of results after one with text is not first in the API turn
                 reason = (
-                    "answers a call that was already answered"
+                    "comes after other content of its user turn (tool results go first)"
+                    if call_id in late
+                    else "answers a call that was already answered"
                     if call_id in answered
                     else "answers no tool call of the assistant turn before it"
                 )
@@ -120,25 +145,74 @@ def pairing_problems(messages: Sequence[Message], turns: Turns) -> list[Problem]
                         f"tool result for {call_id!r} {reason}",
                     )
                 )
-            unanswered(indexes[-1] + 1 if indexes[-1] + 1 < len(messages) else None)
-            continue
-        unanswered(indexes[0])
-        if role == "assistant":
+            closed = closed or any(
+                not isinstance(messages[index], ToolMessage) for index in indexes
+            )
+            following = turns[number + 1][0] if number + 1 < len(turns) else None
+            ends = following is None and not trailing and not closed  # waiting: no problem
+            if not ends and (closed or following != "user"):  # (user after: the same turn)
+                late.update(pending)
+                after = indexes[-1] + 1
+                unanswered(after if after < len(messages) else None)
+        elif role == "assistant":
+            if previous != "assistant":  # a new API turn: its calls are the ones to answer
+                unanswered(indexes[0])
+                answered = set()
             for index in indexes:
                 message = messages[index]
                 assert isinstance(message, AssistantMessage)
                 for position, call in enumerate(message.tool_calls):
-                    if call.id in pending or call.id in answered:
+                    if call.id in pending:
                         problems.append(
                             Problem(
                                 pointer(index, "tool_calls", position, "id"),
                                 "duplicate_tool_call_id",
-                                f"tool call id {call.id!r} is used twice",
+                                f"tool call id {call.id!r} is used twice in one assistant turn",
                             )
                         )
                     pending[call.id] = (index, position)
-    unanswered(None)
+        else:
+            unanswered(indexes[0])
+        previous = role
+    if trailing:
+        unanswered(None)
     return problems
+
+
+def thinking_order(encoder: _Encoder, wire_messages: list[dict[str, Any]]) -> None:
+    """Thinking first in an assistant message that has any, with thinking enabled.
+
+    Anthropic extended thinking ("Extended thinking with tool use", "Preserving
+    thinking blocks"): with ``thinking`` of type ``enabled`` (a budget) replies start
+    with their thinking, and the API answers 400 to an assistant message that has
+    thinking after another first block ("If an assistant message contains any
+    thinking blocks, the first block must be thinking or redacted_thinking").
+    Only then: with adaptive thinking the API itself replies ``[text, thinking,
+    text]`` (recorded, claude-opus-4-6) and takes ``[server_tool_use, ...,
+    thinking, ...]`` back (recorded, claude-sonnet-5), so without a budget in the
+    settings nothing is reported. Blocks are never reordered: the order is what the
+    model reads, and the API refuses thinking of the latest assistant message that
+    is not as it produced it. The problem points at the message's first thinking block.
+    """
+    written = {id(wire): (index, position) for wire, index, position in encoder.thinking}
+    for wire_message in wire_messages:
+        content = wire_message["content"]
+        if wire_message["role"] != "assistant" or not isinstance(content, list) or not content:
+            continue
+        if content[0].get("type") in THINKING_BLOCKS:
+            continue
+        for block in content:
+            where = written.get(id(block))
+            if where is not None:
+                encoder.problem(
+                    pointer(where[0], "content", where[1]),
+                    "thinking_order",
+                    f"thinking after a {content[0].get('type')!r} block: with thinking "
+                    "enabled, an assistant message with thinking must start with it "
+                    "(Anthropic extended thinking); put it first, or send it with "
+                    "reasoning='drop'",
+                )
+                break
 
 
 def _has_content(message: Message, options: Options) -> bool:

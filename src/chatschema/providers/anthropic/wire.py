@@ -150,3 +150,32 @@ EVENTS: Final = frozenset(
 )
 ALL_EVENTS: Final = EVENTS | {"message_start", "error"}
 DELTA_KINDS: Final = frozenset({"text", "thinking"})  # block types that take deltas
+
+# -------------------------------------------------------------------- settings
+
+# The request keys encode writes from the neutral model's own fields (never taken
+# from Conversation.extras).
+MESSAGE_KEYS: Final = frozenset({"system", "messages", "tools", "tool_choice"})
+# Sampling keys: the SDK dropped them from ``messages.create`` in 1.0 (its MIGRATION.md,
+# "Removed: deprecated request parameters": pass them through ``extra_body``); the API
+# takes them on models that still sample with them (anthropic-version 2023-06-01).
+SAMPLING: Final = ("temperature", "top_p", "top_k")
+# Messages API ``thinking`` types (SDK 2.13 ThinkingConfigParam) that a neutral
+# thinking budget stands for: N > 0 tokens, 0 (off) and -1 (the model decides).
+THINKING_ENABLED: Final = "enabled"
+THINKING_OFF: Final = "disabled"
+THINKING_DYNAMIC: Final = "adaptive"
+# The thinking types that carry ``display`` and other options of thinking that happens.
+THINKING_ON: Final = frozenset({THINKING_ENABLED, THINKING_DYNAMIC})
+# Block types of thinking (Messages API, "Extended thinking").
+THINKING_BLOCKS: Final = frozenset({"thinking", "redacted_thinking"})
+
+# Codec bookkeeping in ``Conversation.extras["anthropic"]``: keys no Messages API
+# request has, never sent.
+TOP_LEVEL_SAMPLING: Final = "top_level_sampling"
+"""The sampling keys a request had at its top level (a REST body, or SDK < 1.0
+keywords) rather than in ``extra_body``: they go back there."""
+LEGACY_OUTPUT_FORMAT: Final = "legacy_output_format"
+"""The request gave its JSON schema as the beta top-level ``output_format`` (which
+the API still takes) rather than ``output_config.format``: it goes back there."""
+BOOKKEEPING: Final = frozenset({TOP_LEVEL_SAMPLING, LEGACY_OUTPUT_FORMAT})
