@@ -25,12 +25,15 @@ WEATHER_TOOL = {
 }
 
 
+# Output items in the key order the API writes them (encode writes that order too).
+
+
 def _rs(n: int, summary: list[str] | None = None, **more: Any) -> dict[str, Any]:
     item: dict[str, Any] = {
-        "type": "reasoning",
         "id": f"rs_{n}",
-        "summary": [{"type": "summary_text", "text": t} for t in (summary or [])],
+        "type": "reasoning",
         "encrypted_content": f"gAAAAABo{n}opaque==",
+        "summary": [{"type": "summary_text", "text": t} for t in (summary or [])],
     }
     item.update(more)
     return item
@@ -38,12 +41,12 @@ def _rs(n: int, summary: list[str] | None = None, **more: Any) -> dict[str, Any]
 
 def _fc(n: int, arguments: str = '{"city":"Oslo"}', **more: Any) -> dict[str, Any]:
     item: dict[str, Any] = {
-        "type": "function_call",
         "id": f"fc_{n}",
+        "type": "function_call",
+        "status": "completed",
+        "arguments": arguments,
         "call_id": f"call_{n}",
         "name": "get_weather",
-        "arguments": arguments,
-        "status": "completed",
     }
     item.update(more)
     return item
@@ -55,19 +58,20 @@ def _out(n: int, output: Any = "12°C, cloudy") -> dict[str, Any]:
 
 def _msg(n: int, *parts: dict[str, Any], **more: Any) -> dict[str, Any]:
     item: dict[str, Any] = {
-        "type": "message",
         "id": f"msg_{n}",
-        "role": "assistant",
+        "type": "message",
         "status": "completed",
         "content": list(parts),
     }
-    item.update(more)
+    item.update(more)  # (phase ...: before the role, as the API writes it)
+    item["role"] = "assistant"
     return item
 
 
 def _text(text: str, annotations: list[Any] | None = None, **more: Any) -> dict[str, Any]:
-    part = {"type": "output_text", "text": text, "annotations": annotations or []}
+    part = {"type": "output_text", "annotations": annotations or []}
     part.update(more)
+    part["text"] = text
     return part
 
 
@@ -488,6 +492,48 @@ PAYLOADS: dict[str, dict[str, Any]] = {
             },
         ],
         "tool_choice": {"type": "function", "name": "get_weather"},
+    },
+    "items_in_other_key_orders": {  # hand-written and SDK-dumped: kept as they came
+        "input": [
+            {"content": "go", "role": "user", "type": "message"},
+            {
+                "type": "reasoning",
+                "id": "rs_o",
+                "encrypted_content": "gAAAAABoopaque==",
+                "summary": [{"text": "s", "type": "summary_text"}],
+            },
+            {
+                "type": "message",
+                "id": "msg_o",
+                "role": "assistant",
+                "content": [{"text": "t", "type": "output_text", "annotations": []}],
+                "status": "completed",
+            },
+            {
+                "arguments": "{}",
+                "call_id": "call_o",
+                "name": "get_weather",
+                "type": "function_call",
+                "id": "fc_o",
+                "status": "completed",
+            },
+            {"call_id": "call_o", "output": "ok", "type": "function_call_output"},
+            {
+                "type": "web_search_call",
+                "action": {"type": "search", "query": "q"},
+                "id": "ws_o",
+                "status": "completed",
+            },
+            {
+                "type": "code_interpreter_call",
+                "id": "ci_o",
+                "code": "1",
+                "outputs": None,
+                "container_id": "cntr_o",
+                "status": "completed",
+            },
+            {"type": "message", "role": "assistant", "content": "typed easy, type first"},
+        ]
     },
     "tool_choice_none_empty_tools": {
         "input": [{"role": "user", "content": "x"}],

@@ -47,6 +47,7 @@ def test_payload_round_trip_is_exact(name: str) -> None:
     assert payload == original  # decoding does not mutate
     encoded = R.encode(conversation)
     assert encoded == payload
+    assert json.dumps(encoded) == json.dumps(payload)  # byte for byte, key order included
     validate_request(NAME, encoded)
     assert R.decode_messages(payload) == conversation.messages
     # The neutral form is itself valid and survives its own JSON round trip.
@@ -172,10 +173,16 @@ def test_built_in_items_are_kept_unchanged() -> None:
     ]
     first = messages[1]
     assert isinstance(first, AssistantMessage) and isinstance(first.content, list)
-    assert all(isinstance(b, NonStandardBlock) for b in first.content)
+    # a code_interpreter_call is a server tool call and its result; the others kept whole
+    assert [b.type for b in first.content[:4]] == [
+        "non_standard",
+        "server_tool_call",
+        "server_tool_result",
+        "non_standard",
+    ]
+    assert all(isinstance(b, NonStandardBlock) for b in first.content[3:])
     assert [b.value["type"] for b in first.content if isinstance(b, NonStandardBlock)] == [
         "file_search_call",
-        "code_interpreter_call",
         "image_generation_call",
         "mcp_list_tools",
         "mcp_call",
@@ -294,21 +301,9 @@ BAD_CONVERSATIONS: list[tuple[Any, int | None, int | None]] = [
     ({"input": [], "tools": {"a": 1}}, None, None),
     ({"input": [], "tools": [{"type": "function"}]}, None, None),
     ({"input": [], "tools": ["x"]}, None, None),
-    (
-        {"input": [], "tool_choice": {"type": "allowed_tools", "mode": "auto", "tools": []}},
-        None,
-        None,
-    ),
-    (
-        {
-            "input": [],
-            "tool_choice": "none",
-            "parallel_tool_calls": False,
-        },
-        None,
-        None,
-    ),
     ({"input": [], "parallel_tool_calls": "yes"}, None, None),
+    ({"input": [], "tool_choice": 3}, None, None),
+    ({"input": [], "tool_choice": {"mode": "auto"}}, None, None),
 ]
 
 
@@ -370,10 +365,13 @@ def test_sdk_input_objects_decode_like_dicts() -> None:
     assert R.encode(R.decode_conversation({"input": items}))["input"] == dicts
 
 
-def test_parallel_next_to_none_is_refused() -> None:
-    """NoneToolChoice has no ``parallel``: refused rather than dropped (as Chat does)."""
-    with pytest.raises(ConversionError, match="parallel_tool_calls"):
-        R.decode_conversation({"input": "x", "tool_choice": "none", "parallel_tool_calls": True})
+def test_parallel_next_to_none_is_kept_verbatim() -> None:
+    """NoneToolChoice has no ``parallel``: both keys are kept as they came, never dropped."""
+    payload = {"input": "x", "tool_choice": "none", "parallel_tool_calls": True}
+    conversation = R.decode_conversation(payload)
+    assert conversation.tool_choice is None
+    assert conversation.extras == {NAME: {"tool_choice": "none", "parallel_tool_calls": True}}
+    assert R.encode(conversation) == payload
 
 
 @pytest.mark.parametrize(

@@ -652,7 +652,14 @@ def test_built_in_items_come_whole_and_usage_extras_are_kept() -> None:
     events = stream_of(RESPONSES["built_in_items"])
     reply = decoded(events)
     assert reply == expected(final_of(events))
-    assert [block["type"] for block in reply["content"]] == ["non_standard"] * 3 + ["text"]
+    # a code_interpreter_call is a server tool call and its result; the others whole
+    assert [block["type"] for block in reply["content"]] == [
+        "non_standard",
+        "server_tool_call",
+        "server_tool_result",
+        "non_standard",
+        "text",
+    ]
     assert reply["response_metadata"][NAME]["usage"]["cost"] == 0.00042
     assert reply["usage"]["input_token_details"] == {"cache_read": 64, "cache_creation": 0}
 

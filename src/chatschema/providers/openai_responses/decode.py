@@ -24,31 +24,29 @@ from chatschema_models.message import (
     UserMessage,
 )
 from chatschema_models.tool import (
-    AutoToolChoice,
     InvalidToolCall,
-    NamedToolChoice,
-    NoneToolChoice,
-    RequiredToolChoice,
     ToolCall,
-    ToolChoice,
-    ToolDefinition,
 )
 from chatschema_models.usage import InputTokenDetails, OutputTokenDetails, Usage
 
 from chatschema.providers._common import as_json, decoder, is_count, parse_data_url
 from chatschema.providers._openai import cache_control
 from chatschema.providers.openai_responses.blocks import (
+    decode_code_interpreter,
     decode_function_call,
     decode_output_message,
     decode_reasoning,
     decode_web_search,
+    key_order,
     non_standard_item,
     plain,
     pop_string,
 )
+from chatschema.providers.openai_responses.request import decode_request
 from chatschema.providers.openai_responses.wire import (
     DETAILS,
     INPUT_PARTS,
+    KEY_ORDER,
     KIND_PART,
     MIME,
     NAME,
@@ -72,39 +70,45 @@ __all__ = [
 
 @decoder(NAME)
 def decode_conversation(payload: Any) -> Conversation:
-    """A Responses request (what ``encode`` returns) to a neutral Conversation.
+    """A Responses request (``client.responses.create`` arguments) to a neutral Conversation.
 
-    Accepts ``{"instructions"?, "input", "tools"?, "tool_choice"?,
-    "parallel_tool_calls"?}`` (other request parameters are ignored), a bare list of
-    input items, one item, a list of input content parts (one user message), a
-    ``Response`` (its output items), official SDK objects and JSON text.
-    Errors name the item's position in ``input`` as ``message_index`` and the
-    content part as ``block_index``.
+    Accepts a request ``{"input", "instructions"?, "tools"?, "tool_choice"?,
+    "parallel_tool_calls"?, "model"?, ...}``, a bare list of input items, one item,
+    a list of input content parts (one user message), a ``Response`` (its output
+    items), official SDK objects and JSON text. Of a request, ``model``,
+    ``max_output_tokens``, ``temperature``, ``top_p``, ``text.format`` and
+    ``reasoning.effort`` become ``settings``; every other key (``store``,
+    ``include``, ``previous_response_id``, ``metadata``, the rest of ``text`` and
+    ``reasoning`` ...) is kept verbatim in ``extras["openai_responses"]``, and so is
+    a ``tool_choice`` without a neutral form (a hosted tool's), so that
+    :func:`~.encode.encode` gives the request back. Errors name the item's position
+    in ``input`` as ``message_index`` and the content part as ``block_index``.
 
     Raises:
         ConversionError: for shapes that are not Responses input.
     """
     data = owned(payload)
     instructions: Any = None
-    tools: Any = None
-    tool_choice: Any = None
-    parallel: Any = None
+    request: dict[str, Any] | None = None
     string_input = False
+    # The items whose key order is their class's (SDK objects): the others keep theirs
+    # where encode would write another. None: every item (a Response, an SDK object).
+    sdk_items: frozenset[int] | None = None
     if isinstance(data, dict) and "input" in data:
+        request = data
         instructions = data.get("instructions")
-        tools = data.get("tools")
-        tool_choice = data.get("tool_choice")
-        parallel = data.get("parallel_tool_calls")
         items: Any = data["input"]
         if isinstance(items, str):
             string_input = True
         elif isinstance(items, list):
+            sdk_items = _sdk_items(payload, items)
             items = [sdk(item) for item in items]
     elif isinstance(data, dict) and data.get("object") == "response":
         items = [sdk(item) for item in READ.list(data.get("output"), "response output")]
     elif isinstance(data, dict):
         items = [data]
     elif isinstance(data, list):
+        sdk_items = _sdk_items(payload, data)
         items = [sdk(item) for item in data]
     else:
         READ.fail(f"expected a request dict or a list of items, not {type(data).__name__}")
@@ -123,18 +127,13 @@ def decode_conversation(payload: Any) -> Conversation:
         ):
             messages.append(UserMessage(content=_input_parts(items, 0, tool=False)))
         else:
-            messages.extend(_decode_items(items))
+            messages.extend(_decode_items(items, sdk_items))
     else:
         READ.fail("`input` must be a string or a list of items")
 
     fields: dict[str, Any] = {"messages": messages}
-    if tools is not None:
-        fields["tools"] = [
-            _decode_tool(tool, index) for index, tool in enumerate(READ.list(tools, "tools"))
-        ]
-    choice = _decode_tool_choice(tool_choice, parallel)
-    if choice is not None:
-        fields["tool_choice"] = choice
+    if request is not None:
+        fields.update(decode_request(request))
     return Conversation(**fields)
 
 
@@ -224,7 +223,18 @@ def owned(payload: Any) -> Any:
 # ========================================================================== input items
 
 
-def _decode_items(items: list[Any]) -> list[Message]:
+def _sdk_items(payload: Any, items: list[Any]) -> frozenset[int] | None:
+    """The positions of the items that came as SDK objects; None: all of them did."""
+    if isinstance(payload, pydantic.BaseModel):
+        return None
+    return frozenset(
+        index
+        for index, item in enumerate(items)
+        if type(item) is not dict and isinstance(item, pydantic.BaseModel)
+    )
+
+
+def _decode_items(items: list[Any], sdk_items: frozenset[int] | None) -> list[Message]:
     """Input items to messages, in one pass; consecutive output items form one turn."""
     messages: list[Message] = []
     run: list[tuple[int, dict[str, Any]]] = []
@@ -232,7 +242,7 @@ def _decode_items(items: list[Any]) -> list[Message]:
 
     def flush() -> None:
         if run:
-            messages.append(_decode_run(run, whole_response=False))
+            messages.append(_decode_run(run, whole_response=False, sdk_items=sdk_items))
             run.clear()
 
     for index, item in enumerate(items):
@@ -247,11 +257,12 @@ def _decode_items(items: list[Any]) -> list[Message]:
                 leading = False
                 continue
             flush()
+            order = sdk_items is not None and index not in sdk_items
             if role == "user":
-                messages.append(_decode_input_message(item, index, UserMessage, False))
+                messages.append(_decode_input_message(item, index, UserMessage, False, order))
                 leading = False
             elif role in ("system", "developer"):
-                messages.append(_decode_input_message(item, index, SystemMessage, leading))
+                messages.append(_decode_input_message(item, index, SystemMessage, leading, order))
             else:
                 READ.fail(f"unknown message role {role!r}", index)
             continue
@@ -266,7 +277,8 @@ def _decode_items(items: list[Any]) -> list[Message]:
             READ.fail("an item's `type` must be a string", index)
         if kind == "function_call_output":
             flush()
-            messages.append(_decode_tool_output(item, index))
+            order = sdk_items is not None and index not in sdk_items
+            messages.append(_decode_tool_output(item, index, order))
         elif is_client_item(kind):
             flush()
             messages.append(_client_item(item, index))
@@ -282,9 +294,13 @@ def _client_item(item: dict[str, Any], index: int) -> UserMessage:
 
 
 def _decode_input_message(
-    item: dict[str, Any], index: int, cls: type[UserMessage] | type[SystemMessage], leading: bool
+    item: dict[str, Any],
+    index: int,
+    cls: type[UserMessage] | type[SystemMessage],
+    leading: bool,
+    order: bool,
 ) -> Message:
-    """A user, system or developer message item."""
+    """A user, system or developer message item (``order``: keep its key order)."""
     rest = dict(item)
     role = rest.pop("role")
     content = rest.pop("content", None)
@@ -300,13 +316,16 @@ def _decode_input_message(
         extras["item"] = rest  # a leading system item: not part of `instructions`
     if role == "developer":
         extras["role"] = role
+    keys = key_order(item, order, ["role", "content", *rest])
+    if keys is not None:
+        extras[KEY_ORDER] = keys
     if extras:
         fields["extras"] = {NAME: extras}
     return READ.build(cls, fields, index)
 
 
-def _decode_tool_output(item: dict[str, Any], index: int) -> Message:
-    """A ``function_call_output`` item as a tool message."""
+def _decode_tool_output(item: dict[str, Any], index: int, order: bool) -> Message:
+    """A ``function_call_output`` item as a tool message (``order``: keep its key order)."""
     rest = dict(item)
     del rest["type"]
     call_id = rest.pop("call_id", None)
@@ -323,8 +342,13 @@ def _decode_tool_output(item: dict[str, Any], index: int) -> Message:
     name = rest.get("name")
     if isinstance(name, str) and name:
         fields["name"] = rest.pop("name")
-    if rest:
-        fields["extras"] = {NAME: {"item": rest}}
+    extras: dict[str, Any] = {"item": rest} if rest else {}
+    written = ["type", "call_id", "output", *(["name"] if "name" in fields else []), *rest]
+    keys = key_order(item, order, written)
+    if keys is not None:
+        extras[KEY_ORDER] = keys
+    if extras:
+        fields["extras"] = {NAME: extras}
     return READ.build(ToolMessage, fields, index)
 
 
@@ -411,10 +435,17 @@ def _non_standard_part(part: dict[str, Any], index: int, position: int) -> NonSt
 # ====================================================================== assistant turns
 
 
-def _decode_run(run: list[tuple[int, dict[str, Any]]], *, whole_response: bool) -> Any:
+def _decode_run(
+    run: list[tuple[int, dict[str, Any]]],
+    *,
+    whole_response: bool,
+    sdk_items: frozenset[int] | None = None,
+) -> Any:
     """Consecutive output items to one assistant message.
 
     Returns the AssistantMessage, or with ``whole_response`` its keyword fields.
+    The items not at ``sdk_items`` keep their key order where encode's differs (none
+    do when it is None).
     """
     if len(run) == 1 and not whole_response:
         index, item = run[0]
@@ -430,17 +461,20 @@ def _decode_run(run: list[tuple[int, dict[str, Any]]], *, whole_response: bool) 
             READ.fail(f"an output item must be an object, not {type(item).__name__}", index)
         kind = item.get("type")
         position = len(blocks) + len(calls) + len(invalid)
+        order = sdk_items is not None and index not in sdk_items
         if kind == "function_call":
-            valid, call = decode_function_call(item, index)
+            valid, call = decode_function_call(item, index, order=order)
             call["index"] = position
             (calls if valid else invalid).append(call)
             continue
         if kind in (None, "message") and item.get("role") == "assistant":
-            blocks.extend(decode_output_message(item, index))
+            blocks.extend(decode_output_message(item, index, order=order))
         elif kind == "reasoning" and isinstance(item.get("id"), str) and item["id"]:
-            blocks.append(decode_reasoning(item, index))
+            blocks.append(decode_reasoning(item, index, order=order))
         elif kind == "web_search_call":
-            blocks.append(decode_web_search(item, index))
+            blocks.append(decode_web_search(item, index, order=order))
+        elif kind == "code_interpreter_call":
+            blocks.extend(decode_code_interpreter(item, index, order=order))
         else:
             blocks.append(non_standard_item(item, index))
         last_block = len(blocks) + len(calls) + len(invalid) - 1
@@ -473,75 +507,6 @@ def _decode_run(run: list[tuple[int, dict[str, Any]]], *, whole_response: bool) 
     if whole_response:
         return fields
     return READ.build(AssistantMessage, fields, first)
-
-
-# =============================================================================== tools
-
-
-def _decode_tool(tool: Any, index: int) -> ToolDefinition:
-    """A tool definition: a ``function`` tool, or a hosted tool kept unchanged."""
-    tool = sdk(tool)
-    if not isinstance(tool, dict):
-        READ.fail(f"tools[{index}] must be an object")
-    if tool.get("type") != "function":
-        # A hosted tool (web_search, file_search, mcp ...): kept unchanged, and
-        # marked as this format's, so that no other format sends it as a function.
-        name = tool.get("name") if isinstance(tool.get("name"), str) else tool.get("type")
-        if not isinstance(name, str) or not name:
-            READ.fail(f"tools[{index}] has no `type`")
-        return ToolDefinition(
-            name=name, parameters={}, provider=NAME, extras={NAME: {"tool": tool}}
-        )
-    rest = dict(tool)
-    del rest["type"]
-    name = rest.pop("name", None)
-    if not isinstance(name, str) or not name:
-        READ.fail(f"tools[{index}] needs a `name`")
-    fields: dict[str, Any] = {"name": name}
-    if isinstance(rest.get("description"), str):
-        fields["description"] = rest.pop("description")
-    parameters = rest.get("parameters")
-    if isinstance(parameters, dict):
-        fields["parameters"] = rest.pop("parameters")
-    else:
-        fields["parameters"] = {}  # null or missing: kept below, sent back as it came
-    if isinstance(rest.get("strict"), bool):
-        fields["strict"] = rest.pop("strict")
-    if rest:
-        fields["extras"] = {NAME: {"fields": rest}}
-    try:
-        return ToolDefinition(**fields)
-    except pydantic.ValidationError as error:
-        READ.fail(f"tools[{index}]: {error.errors()[0]['msg']}")
-
-
-def _decode_tool_choice(choice: Any, parallel: Any) -> ToolChoice | None:
-    """``tool_choice`` with ``parallel_tool_calls`` as one neutral tool choice."""
-    if parallel is not None and not isinstance(parallel, bool):
-        READ.fail("`parallel_tool_calls` must be true or false")
-    extra: dict[str, Any] = {} if parallel is None else {"parallel": parallel}
-    if choice is None:
-        return AutoToolChoice(**extra) if extra else None
-    if choice == "auto":
-        return AutoToolChoice(**extra)
-    if choice == "required":
-        return RequiredToolChoice(**extra)
-    # NoneToolChoice has no `parallel`: "none" with the flag has no neutral form.
-    if choice == "none" and parallel is None:
-        return NoneToolChoice()
-    if (
-        isinstance(choice, dict)
-        and choice.get("type") == "function"
-        and set(choice) == {"type", "name"}
-        and isinstance(choice["name"], str)
-        and choice["name"]
-    ):
-        return NamedToolChoice(name=choice["name"], **extra)
-    READ.fail(
-        f"tool_choice {choice!r}"
-        + (f" with parallel_tool_calls={parallel}" if parallel is not None else "")
-        + " has no neutral equivalent"
-    )
 
 
 # =============================================================================== usage

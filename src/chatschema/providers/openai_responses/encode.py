@@ -7,7 +7,7 @@ rule they break, so each rule is written once.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from chatschema_models.content import (
@@ -19,6 +19,7 @@ from chatschema_models.content import (
     ReasoningBlock,
     RefusalBlock,
     ServerToolCallBlock,
+    ServerToolResultBlock,
     TextBlock,
 )
 from chatschema_models.conversation import Conversation
@@ -31,10 +32,7 @@ from chatschema_models.message import (
 )
 from chatschema_models.tool import (
     InvalidToolCall,
-    NamedToolChoice,
-    NoneToolChoice,
     ToolCall,
-    ToolChoice,
     ToolDefinition,
 )
 from typing_extensions import Unpack
@@ -63,8 +61,22 @@ from chatschema.providers._common import (
     tools_as_text,
 )
 from chatschema.providers._openai import CITATION_FIELDS, cache_breakpoint, citation_fields
-from chatschema.providers.openai_responses.blocks import joined_texts, part_texts
 from chatschema.providers.openai_responses.fast import write_messages
+from chatschema.providers.openai_responses.items import (
+    code_interpreter_item,
+    function_call_item,
+    merged,
+    message_item,
+    ordered,
+    reasoning_item,
+    web_search_item,
+)
+from chatschema.providers.openai_responses.request import (
+    encode_extras,
+    encode_settings,
+    encode_tool,
+    encode_tool_choice,
+)
 from chatschema.providers.openai_responses.rules import (
     REQUIREMENT,
     answered_items,
@@ -72,10 +84,11 @@ from chatschema.providers.openai_responses.rules import (
     structure,
 )
 from chatschema.providers.openai_responses.wire import (
-    DEFAULT_HEADER,
+    KEY_ORDER,
     MAX_IMAGES,
     MAX_INLINE_IMAGE_BYTES,
     NAME,
+    PART_ORDER,
 )
 
 __all__ = ["check", "encode"]
@@ -95,16 +108,24 @@ _Origin = tuple[Any, ...]
 def encode(messages: Any, **options: Unpack[EncodeOptions]) -> dict[str, Any]:
     """Neutral messages (or a Conversation) to ``client.responses.create`` arguments.
 
-    Returns ``{"instructions"?, "input", "tools"?, "tool_choice"?,
-    "parallel_tool_calls"?}``: call ``client.responses.create(model=...,
-    **encode(conversation))``. ``input`` is a list of items, except for a
-    conversation decoded from a request whose ``input`` was a string.
+    Returns ``{"model"?, "instructions"?, "input", "tools"?, "tool_choice"?,
+    "parallel_tool_calls"?, ...}``: the settings that are set
+    (``max_output_tokens``, ``temperature``, ``top_p``, ``text.format``,
+    ``reasoning.effort``) and the request keys a decoded conversation kept in
+    ``extras["openai_responses"]`` come along. ``model`` is written only when
+    ``settings.model`` is set, so ``client.responses.create(model=...,
+    **encode(conversation))`` works for conversations without it; with it, let the
+    caller's win with ``{**encode(conversation), "model": ...}``. ``input`` is a
+    list of items, except for a conversation decoded from a request whose ``input``
+    was a string.
 
     Raises:
         ValidationError: when ``messages`` is not a conversation.
         OptionError: for unknown options or bad option values.
         UnsupportedContentError: for content Responses cannot carry (audio, video,
-            images without vision ...) under ``unsupported="error"``.
+            images without vision ...) and settings it has no key for (``stop``,
+            ``seed``, ``top_k``, penalties, ``thinking_budget``) under
+            ``unsupported="error"``.
         ConversionError: with every structural problem (unanswered tool calls,
             duplicate item ids, reasoning without its following item ...) when
             ``check`` is on.
@@ -126,8 +147,9 @@ def check(messages: Any, **options: Unpack[EncodeOptions]) -> list[Problem]:
 
     Tool calls without a ``function_call_output`` (and outputs answering no call),
     duplicate item ids, replayed reasoning that no item follows, content that
-    cannot be sent under ``unsupported="error"`` (images without vision, audio ...),
-    and the known image limits (500 images, 50 MB of inline image data).
+    cannot be sent under ``unsupported="error"`` (images without vision, audio ...,
+    and settings this API has no key for, at ``/settings/<field>``), and the known
+    image limits (500 images, 50 MB of inline image data).
     """
     conversation = to_conversation(messages)
     encoder = _Encoder(Options.resolve(NAME, options), collect=True)
@@ -166,6 +188,8 @@ class _Encoder(EncodePass):
         self.origins: list[tuple[int, _Origin]] = []
         self.images = 0
         self.image_bytes = 0
+        # the code_interpreter_call item just written, which its result block completes
+        self.code_item: dict[str, Any] | None = None
         native = options.native_tools
         # the fast path writes what the general path would, for the common shapes
         self.fast = _FAST and native and options.content_format != "parts"
@@ -216,22 +240,33 @@ class _Encoder(EncodePass):
         structure(self)
 
         payload: dict[str, Any] = {}
+        settings = (
+            encode_settings(self, conversation)
+            if conversation.settings is not None or conversation.extras
+            else None
+        )
+        if settings and "model" in settings:
+            payload["model"] = settings.pop("model")
         if instructions:
             payload["instructions"] = "\n".join(instructions)
         payload["input"] = self.input_value(messages, start)
         sent = self.tools(tools)
         if sent is not None and options.native_tools:
-            payload["tools"] = [_encode_tool(tool) for tool in sent]
+            payload["tools"] = [encode_tool(tool) for tool in sent]
         choice = conversation.tool_choice
-        if choice is not None and options.native_tools and (sent or not tools):
+        choosing = options.native_tools and bool(sent or not tools)
+        if choice is not None and choosing:
             # a tool choice goes only with tools, or where none were given
-            wire, parallel = _encode_tool_choice(choice)
+            wire, parallel = encode_tool_choice(choice)
             # "auto" is the API's default: with `parallel`, the flag alone says it
             # (the common request shape, and what decoding reads it as).
             if wire != "auto" or parallel is None:
                 payload["tool_choice"] = wire
             if parallel is not None:
                 payload["parallel_tool_calls"] = parallel
+        if settings is not None:
+            payload.update(settings)
+            encode_extras(payload, conversation, choice=choosing and choice is None)
         return payload
 
     def tools(self, tools: Sequence[ToolDefinition] | None) -> list[ToolDefinition] | None:
@@ -297,7 +332,8 @@ class _Encoder(EncodePass):
             if segment:
                 self.input_message("user", segment, index, _item_fields(message))
             return
-        self.input_message("user", content, index, _item_fields(message))
+        order = extras_of(message, NAME).get(KEY_ORDER)
+        self.input_message("user", content, index, _item_fields(message), order)
 
     def system(self, message: SystemMessage, index: int) -> None:
         """A later system message: a ``system`` (or ``developer``) input message."""
@@ -305,7 +341,8 @@ class _Encoder(EncodePass):
         role = extras.get("role")
         if role not in ("system", "developer"):
             role = self.options.system_role
-        self.input_message(role, message.content, index, _item_fields(message))
+        order = extras.get(KEY_ORDER)
+        self.input_message(role, message.content, index, _item_fields(message), order)
 
     def input_message(
         self,
@@ -313,14 +350,18 @@ class _Encoder(EncodePass):
         content: str | Sequence[ContentBlock] | list[tuple[int, ContentBlock]],
         index: int,
         fields: Mapping[str, Any],
+        order: Any = None,
     ) -> None:
-        """An input message item of ``role``, unless drops left it empty."""
+        """An input message item of ``role``, unless drops left it empty.
+
+        ``order``: the item's key order as it came (kept on decode).
+        """
         dropped = self.dropped
         item: dict[str, Any] = {"role": role, "content": self.content(content, index, tool=False)}
         if self.dropped > dropped and not item["content"]:
             return  # drops left it empty: not sent (the API rejects empty content)
         item.update(fields)
-        self.emit(item, (index,))
+        self.emit(ordered(item, order), (index,))
 
     def tool(self, message: ToolMessage, index: int) -> None:
         """A tool result: a ``function_call_output`` item (text without native tools)."""
@@ -341,7 +382,7 @@ class _Encoder(EncodePass):
         if message.name is not None:
             item["name"] = message.name
         item.update(_item_fields(message))
-        self.emit(item, (index,))
+        self.emit(ordered(item, extras_of(message, NAME).get(KEY_ORDER)), (index,))
 
     # ------------------------------------------------------------------ input parts
 
@@ -466,14 +507,26 @@ class _Encoder(EncodePass):
             self.emit({"role": "assistant", "content": ""}, (index,))
             return
         group: dict[str, Any] | None = None  # the assistant message item being filled
-        for kind, position, entry in _merged(
+        self.code_item = None
+        for kind, position, entry in merged(
             content_blocks(content), message.tool_calls, message.invalid_tool_calls
         ):
             where = (index, "content" if kind == "block" else kind, position)
             if kind == "block" and isinstance(entry, (TextBlock, RefusalBlock)):
                 group = self.output_part(entry, group, index, position, where)
+                self.code_item = None
                 continue
             group = None
+            code_item, self.code_item = self.code_item, None
+            if (
+                code_item is not None
+                and isinstance(entry, ServerToolResultBlock)
+                and entry.tool_call_id == code_item["id"]
+                and entry.provider == NAME
+            ):
+                # the result of the code_interpreter_call before it: that item's outputs
+                code_item["outputs"] = copy.deepcopy(entry.output)
+                continue
             if kind == "tool_calls":
                 assert isinstance(entry, ToolCall)
                 self.call(entry, where)
@@ -532,26 +585,30 @@ class _Encoder(EncodePass):
             item: dict[str, Any] = {"role": "assistant", "content": block.text}
             if isinstance(header, dict):
                 item.update(header)
-            self.emit(item, where)
+            self.emit(ordered(item, extras.get(KEY_ORDER)), where)
             return None
         part: dict[str, Any]
+        rest = extras.get("part")
         if isinstance(block, TextBlock):
+            # the API's order: type, annotations, logprobs ..., text
             part = {
                 "type": "output_text",
-                "text": block.text,
                 "annotations": self.annotations(block.annotations, index, position),
             }
+            if isinstance(rest, dict):
+                part.update(rest)
+            part["text"] = block.text
         else:
             part = {"type": "refusal", "refusal": block.text}
-        rest = extras.get("part")
-        if isinstance(rest, dict):
-            part.update(rest)
+            if isinstance(rest, dict):
+                part.update(rest)
+        part = ordered(part, extras.get(PART_ORDER))
         # Consecutive blocks of one item id are the parts of one message item.
-        if group is not None and group["id"] == block.id and header is None:
+        order = extras.get(KEY_ORDER)
+        if group is not None and group["id"] == block.id and header is None and order is None:
             group["content"].append(part)
             return group
-        item = dict(header) if isinstance(header, dict) else dict(DEFAULT_HEADER)
-        item.update({"id": block.id, "role": "assistant", "content": [part]})
+        item = message_item(block.id, part, header, order)
         self.emit(item, where)
         return item
 
@@ -562,22 +619,17 @@ class _Encoder(EncodePass):
             # Reasoning guide: only this API's own reasoning items (with their id)
             # can be passed back; another provider's reasoning cannot be verified.
             if options.replays(block.provider) and block.id is not None:
-                self.emit(_encode_reasoning(block), where)
+                self.emit(reasoning_item(block), where)
             elif options.reasoning == "text":
                 text = block.text if block.text is not None else "\n".join(block.summary or [])
                 if text:
                     self.emit({"role": "assistant", "content": text}, where)
             return
         if isinstance(block, ServerToolCallBlock):
-            extras = extras_of(block, NAME)
-            header = extras.get("item")
-            if block.name == "web_search" and isinstance(header, dict):
-                item: dict[str, Any] = {"type": "web_search_call"}
-                if block.id is not None:
-                    item["id"] = block.id
-                if block.arguments is not None:
-                    item["action"] = block.arguments
-                item.update(header)
+            item = web_search_item(block)
+            if item is None:
+                item = self.code_item = code_interpreter_item(block)
+            if item is not None:
                 self.emit(item, where)
                 return
         if isinstance(block, NonStandardBlock) and extras_of(block, NAME).get("kind") == "item":
@@ -592,16 +644,9 @@ class _Encoder(EncodePass):
         if not self.options.native_tools:
             self.emit({"role": "assistant", "content": tool_call_as_text(call)}, where)
             return
-        item: dict[str, Any] = {
-            "type": "function_call",
-            "call_id": call.id,
-            "name": call.name,
-            "arguments": arguments_text(call, NAME),
-        }
-        item.update(
-            (key, value) for key, value in extras_of(call, NAME).items() if key != "arguments"
-        )
-        self.emit(item, where)
+        extras = extras_of(call, NAME)
+        arguments = arguments_text(call, NAME)
+        self.emit(function_call_item(call.id, call.name, arguments, extras), where)
 
     def invalid_call(
         self, call: InvalidToolCall, index: int, position: int, where: _Origin
@@ -617,44 +662,8 @@ class _Encoder(EncodePass):
             text = f'<tool_call id="{call.id}" name="{call.name}">{arguments}</tool_call>'
             self.emit({"role": "assistant", "content": text}, where)
             return
-        item = {"type": "function_call", "call_id": call.id, "name": call.name}
-        item["arguments"] = arguments
-        item.update(extras_of(call, NAME))
-        self.emit(item, where)
-
-
-def _merged(
-    blocks: list[ContentBlock],
-    calls: Sequence[ToolCall],
-    invalid: Sequence[InvalidToolCall],
-) -> Iterator[tuple[str, int, ContentBlock | ToolCall | InvalidToolCall]]:
-    """Blocks and calls in item order: calls at their ``index``, the rest at the end."""
-    placed: list[tuple[int, int, int, str, ToolCall | InvalidToolCall]] = []
-    tail: list[tuple[str, int, ToolCall | InvalidToolCall]] = []
-    groups: tuple[tuple[str, Sequence[ToolCall | InvalidToolCall]], ...] = (
-        ("tool_calls", calls),
-        ("invalid_tool_calls", invalid),
-    )
-    for order, (kind, group) in enumerate(groups):
-        for position, call in enumerate(group):
-            if call.index is None:
-                tail.append((kind, position, call))
-            else:
-                placed.append((call.index, order, position, kind, call))
-    placed.sort(key=lambda entry: entry[:3])
-    emitted = 0
-    next_call = 0
-    for position, block in enumerate(blocks):
-        while next_call < len(placed) and placed[next_call][0] <= emitted:
-            _, _, call_position, kind, call = placed[next_call]
-            yield kind, call_position, call
-            next_call += 1
-            emitted += 1
-        yield "block", position, block
-        emitted += 1
-    for _, _, call_position, kind, call in placed[next_call:]:
-        yield kind, call_position, call
-    yield from tail
+        extras = extras_of(call, NAME)
+        self.emit(function_call_item(call.id, call.name, arguments, extras), where)
 
 
 def _is_item_block(block: ContentBlock) -> bool:
@@ -674,57 +683,3 @@ def _what(block: ContentBlock, where: str) -> str:
         kind = block.value.get("type")
         return f"non_standard block {kind!r} {where}"
     return f"{block.type} block {where}"
-
-
-def _encode_reasoning(block: ReasoningBlock) -> dict[str, Any]:
-    """A reasoning block of this API as its ``reasoning`` item, as it came."""
-    extras = extras_of(block, NAME)
-    summary = block.summary or []
-    raw_summary = extras.get("summary")
-    item: dict[str, Any] = {"type": "reasoning", "id": block.id}
-    if isinstance(raw_summary, list) and part_texts(raw_summary) == summary:
-        item["summary"] = raw_summary
-    else:
-        item["summary"] = [{"type": "summary_text", "text": text} for text in summary]
-    if block.encrypted_content is not None:
-        item["encrypted_content"] = block.encrypted_content
-    raw_content = extras.get("content")
-    if isinstance(raw_content, list) and joined_texts(raw_content) == block.text:
-        item["content"] = raw_content
-    elif block.text is not None:
-        item["content"] = [{"type": "reasoning_text", "text": block.text}]
-    header = extras.get("item")
-    if isinstance(header, dict):
-        item.update(header)
-    return item
-
-
-# ================================================================= tools and tool choice
-
-
-def _encode_tool(tool: ToolDefinition) -> dict[str, Any]:
-    """A tool definition: a hosted tool as it came, else a ``function`` tool."""
-    extras = extras_of(tool, NAME)
-    hosted = extras.get("tool")
-    if isinstance(hosted, dict):
-        return copy.deepcopy(hosted)
-    out: dict[str, Any] = {"type": "function", "name": tool.name}
-    if tool.description is not None:
-        out["description"] = tool.description
-    out["parameters"] = tool.parameters
-    # API reference, "function" tool: `strict` defaults to true in Responses; the
-    # neutral default (unset) means not strict.
-    out["strict"] = tool.strict if tool.strict is not None else False
-    rest = extras.get("fields")
-    if isinstance(rest, dict):
-        out.update(rest)
-    return out
-
-
-def _encode_tool_choice(choice: ToolChoice) -> tuple[Any, bool | None]:
-    """The wire ``tool_choice`` and the ``parallel_tool_calls`` flag (None: not sent)."""
-    if isinstance(choice, NamedToolChoice):
-        return {"type": "function", "name": choice.name}, choice.parallel
-    if isinstance(choice, NoneToolChoice):
-        return "none", None
-    return choice.type, choice.parallel

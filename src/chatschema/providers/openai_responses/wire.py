@@ -37,6 +37,24 @@ KIND_PART: Final = {"kind": "part"}
 # The header fields of an assistant message item that go without saying.
 DEFAULT_HEADER: Final = {"type": "message", "status": "completed"}
 
+# Codec bookkeeping in extras (none of them is a key of the Responses API):
+# Conversation.extras: the settings that were JSON integers (temperature: 1);
+INTEGRAL_SETTINGS: Final = "integral_settings"
+# ToolDefinition.extras: a function tool without `strict` (absent, not false);
+NO_STRICT: Final = "no_strict"
+# AllowedToolsChoice.extras: where the kept (non-function) entries stood in `tools`;
+TOOL_POSITIONS: Final = "positions"
+# ToolCall / block / message extras: an item's keys in wire order, where encode's
+# order differs (the API writes `id` first, SDK dumps their field order ...);
+KEY_ORDER: Final = "key_order"
+# text / refusal block extras: its output part's keys in wire order, likewise.
+PART_ORDER: Final = "part_key_order"
+
+# The neutral name of the code interpreter's server tool calls, and the order the
+# API writes a code_interpreter_call item's keys in (encode writes that order).
+CODE_INTERPRETER: Final = "code_interpreter"
+CODE_INTERPRETER_ORDER: Final = ("id", "type", "status", "code", "container_id", "outputs")
+
 # Known limits (OpenAI vision guide): images per request, inline image bytes.
 MAX_IMAGES: Final = 500
 MAX_INLINE_IMAGE_BYTES: Final = 50 * 1024 * 1024

@@ -1,0 +1,255 @@
+"""Recorded Responses streams: items in ``output_index`` order, the code interpreter, replay.
+
+The streams are real (``tests/payloads/openai_responses/README.md``): one where
+three ``mcp_list_tools`` items are announced at once and finished in another
+order (two only in ``response.completed``), and two running the code interpreter.
+Assembled, each gives what ``decode_response`` makes of its final response; the
+final response's items, sent back as history, come back byte for byte.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import assembled
+
+import chatschema
+from chatschema import ServerToolCallBlock, ServerToolResultBlock, to_dict
+from chatschema.providers import openai_responses as R
+from providers.openai_responses.test_stream import RESPONSES as SIMULATED
+from providers.openai_responses.test_stream import every, sse, stream_of
+
+NAME = "openai_responses"
+PAYLOADS = Path(__file__).parents[2] / "payloads" / NAME
+
+
+def _load(name: str) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = json.loads((PAYLOADS / name).read_text("utf-8"))
+    return events
+
+
+MCP = _load("mcp_list_tools_stream.json")
+CODE = _load("code_interpreter_stream.json")
+CODE_IMAGE = _load("code_interpreter_image_stream.json")
+
+
+def _final(events: list[dict[str, Any]]) -> dict[str, Any]:
+    response: dict[str, Any] = events[-1]["response"]
+    return response
+
+
+def _decoded(events: Any) -> dict[str, Any]:
+    return assembled(list(R.decode_stream(events)))
+
+
+def _ids(message: dict[str, Any]) -> list[str]:
+    """The item id of each block, in order."""
+    ids = []
+    for block in message["content"]:
+        value = block.get("value") or {}
+        ids.append(value.get("id") or block.get("id") or block.get("tool_call_id"))
+    return ids
+
+
+# ============================================================== output_index order
+
+
+def test_items_finished_out_of_order_assemble_in_output_order() -> None:
+    final = _final(MCP)
+    reply = _decoded(MCP)
+    assert reply == to_dict(R.decode_response(final))
+    assert _ids(reply) == [item["id"] for item in final["output"]]
+    assert _decoded([sse(MCP)]) == reply  # the raw body, as the API sent it
+
+
+def test_the_message_waits_only_for_the_items_before_it() -> None:
+    """The items the stream finishes late hold back what follows them, nothing else."""
+    chunks = list(R.decode_stream(MCP))
+    assert chunks[0].provider == NAME
+    first_text = next(
+        position
+        for position, chunk in enumerate(chunks)
+        if isinstance(chunk.content, list) and any(b.type == "text" for b in chunk.content)
+    )
+    before = [
+        block.index
+        for chunk in chunks[:first_text]
+        if isinstance(chunk.content, list)
+        for block in chunk.content
+    ]
+    assert sorted(set(before)) == [0, 1, 2]  # every mcp_list_tools item came first
+    # without the late items, the message streams as its events come
+    done = [
+        {"type": "response.output_item.done", "output_index": i, "item": item, "sequence_number": 0}
+        for i, item in enumerate(_final(MCP)["output"][:3])
+    ]
+    prompt = [event for event in MCP if event["type"] != "response.output_item.done"]
+    events = prompt[:2] + done + prompt[2:]
+    texts = [
+        chunk
+        for chunk in R.decode_stream(events)
+        if isinstance(chunk.content, list) and any(b.type == "text" for b in chunk.content)
+    ]
+    deltas = [event for event in MCP if event["type"] == "response.output_text.delta"]
+    # the part's start, one chunk per delta (none merged, none held), the item's end
+    assert len(texts) == len(deltas) + 2
+
+
+def test_items_that_are_never_done_come_from_the_final_response() -> None:
+    events = [event for event in MCP if event["type"] != "response.output_item.done"]
+    assert _decoded(events) == to_dict(R.decode_response(_final(MCP)))
+
+
+def _renumbered(events: list[dict[str, Any]], start: int, shift: int) -> list[dict[str, Any]]:
+    """The events with every ``output_index`` from ``start`` on moved by ``shift``."""
+    out = copy.deepcopy(events)
+    for event in out:
+        index = event.get("output_index")
+        if isinstance(index, int) and index >= start:
+            event["output_index"] = index + shift
+    return out
+
+
+@pytest.mark.parametrize("events", [MCP, stream_of(SIMULATED["interleaved_incomplete"])])
+def test_a_skipped_output_index_does_not_make_an_item_twice(events: list[dict[str, Any]]) -> None:
+    """Stream indexes 0, 1, 3, 4 ... for the response's 0, 1, 2, 3: items match by id."""
+    final = _final(events)
+    reply = _decoded(_renumbered(events, 2, 1))
+    assert reply == to_dict(R.decode_response(final))
+
+
+# ============================================================== code interpreter
+
+
+def _as_streamed(events: list[dict[str, Any]]) -> dict[str, Any]:
+    """The final response with each reasoning item's ``encrypted_content`` as streamed.
+
+    The API re-issues it in ``response.completed`` (another value than the one
+    ``response.output_item.done`` carried: both recordings show it); the stream
+    keeps the one it was given first.
+    """
+    final = copy.deepcopy(_final(events))
+    streamed = {
+        event["item"]["id"]: event["item"]["encrypted_content"]
+        for event in events
+        if event["type"] == "response.output_item.done" and event["item"]["type"] == "reasoning"
+    }
+    for item in final["output"]:
+        if item["type"] == "reasoning":
+            assert item["encrypted_content"] != streamed[item["id"]]  # (what this is about)
+            item["encrypted_content"] = streamed[item["id"]]
+    return final
+
+
+@pytest.mark.parametrize("events", [CODE, CODE_IMAGE], ids=["logs_off", "image_output"])
+def test_code_interpreter_streams_assemble_to_decode_response(events: list[dict[str, Any]]) -> None:
+    reply = _decoded(events)
+    assert reply == to_dict(R.decode_response(_as_streamed(events)))
+    assert _decoded([sse(events)]) == reply
+    calls = [item for item in _final(events)["output"] if item["type"] == "code_interpreter_call"]
+    blocks = [b for b in reply["content"] if b["type"].startswith("server_tool")]
+    assert len(blocks) == 2 * len(calls)
+    for item, call, result in zip(calls, blocks[::2], blocks[1::2], strict=True):
+        assert call == {
+            "type": "server_tool_call",
+            "provider": NAME,
+            "id": item["id"],
+            "name": "code_interpreter",
+            "arguments": {"code": item["code"]},
+            "extras": {
+                NAME: {"item": {"status": "completed", "container_id": item["container_id"]}}
+            },
+        }
+        expected = {"type": "server_tool_result", "provider": NAME, "tool_call_id": item["id"]}
+        expected["status"] = "success"
+        if item["outputs"] is not None:
+            expected["output"] = item["outputs"]
+        assert result == expected
+
+
+def test_code_interpreter_blocks_are_this_formats_own() -> None:
+    message = R.decode_response(_final(CODE_IMAGE))
+    assert isinstance(message.content, list)
+    call, result = (b for b in message.content if b.type.startswith("server_tool"))
+    assert isinstance(call, ServerToolCallBlock) and isinstance(result, ServerToolResultBlock)
+    assert [output["type"] for output in result.output] == ["image", "logs"]
+    history = [chatschema.user("Plot y = x^2"), message]
+    for codec in ("anthropic", "gemini", "openai_chat"):
+        problems = chatschema.providers.get_codec(codec).check(history)
+        assert problems and all(p.keyword == "unsupported_content" for p in problems), codec
+
+
+# ============================================================== replay, byte for byte
+
+
+def _history(final: dict[str, Any]) -> list[dict[str, Any]]:
+    """A request's input: a question, the response's items as the API wrote them, outputs."""
+    items: list[dict[str, Any]] = [{"role": "user", "content": "Go on."}]
+    for item in final["output"]:
+        items.append(item)
+        if item["type"] == "function_call":
+            items.append(
+                {"type": "function_call_output", "call_id": item["call_id"], "output": "ok"}
+            )
+    items.append({"role": "user", "content": "Thanks."})
+    return items
+
+
+REPLAYED = {
+    "mcp_list_tools": _final(MCP),
+    "code_interpreter": _final(CODE),
+    "code_interpreter_image": _final(CODE_IMAGE),
+    **{
+        path.stem: _final(json.loads(path.read_text("utf-8")))
+        for path in sorted(PAYLOADS.glob("stream_*.json"))
+    },
+}
+
+
+# the responses recorded from the API itself (the README of the payloads)
+RECORDED_BY_API = {_final(events)["id"] for events in (MCP, CODE, CODE_IMAGE)}
+
+
+@pytest.mark.parametrize("final", list(REPLAYED.values()), ids=list(REPLAYED))
+def test_recorded_output_items_replay_byte_for_byte(final: dict[str, Any]) -> None:
+    request = {"input": _history(final)}
+    encoded = R.encode(R.decode_conversation(json.dumps(request)))
+    assert json.dumps(encoded) == json.dumps(request)
+    # a reply appended to the history goes back as the response's items; byte for
+    # byte for the recordings of the API (encode writes its key order)
+    reply = R.decode_response(final)
+    again = R.encode([chatschema.user("Go on."), reply], check=False)
+    assert again["input"][1:] == final["output"]
+    if final["id"] in RECORDED_BY_API:
+        assert json.dumps(again["input"][1:]) == json.dumps(final["output"])
+
+
+def test_a_function_call_keeps_the_place_of_its_id() -> None:
+    item = {
+        "id": "fc_1",
+        "type": "function_call",
+        "status": "completed",
+        "arguments": '{"city":"Oslo"}',
+        "call_id": "call_1",
+        "name": "get_weather",
+    }
+    sdk_order = {key: item[key] for key in ("arguments", "call_id", "name", "type", "id", "status")}
+    for call in (item, sdk_order):
+        request = {
+            "input": [
+                {"role": "user", "content": "x"},
+                call,
+                {"type": "function_call_output", "call_id": "call_1", "output": "12°C"},
+            ]
+        }
+        text = json.dumps(request, ensure_ascii=False)
+        assert json.dumps(R.encode(R.decode_conversation(text)), ensure_ascii=False) == text
+
+
+def test_streams_of_the_simulator_still_cut_anywhere() -> None:
+    events = stream_of(SIMULATED["built_in_items"], every(2))
+    assert _decoded(events) == to_dict(R.decode_response(_final(events)))
