@@ -595,6 +595,7 @@ def test_wire_decoding_maps_to_neutral_fields() -> None:
                 "type": "reasoning",
                 "text": "Compare decimals: 9.90 > 9.11.",
                 "provider": "openai_chat",
+                "extras": {"openai_chat": {"sent": True}},  # a request carried it
             },
             {"type": "text", "text": "9.9 is larger."},
         ],
@@ -624,12 +625,21 @@ def test_wire_decoding_maps_to_neutral_fields() -> None:
     )
 
 
-def test_reasoning_content_is_only_sent_with_the_option() -> None:
+def test_reasoning_content_of_a_request_goes_back_and_other_reasoning_only_with_the_option() -> (
+    None
+):
     payload = dict(
         WIRE_CASES[[case[0] for case in WIRE_CASES].index("deepseek-reasoning-content")][1]
     )
     conversation = oc.decode_conversation(payload)
-    plain = oc.encode(conversation)
+    # the request carried it (and was accepted): the same request comes back
+    assert oc.encode(conversation) == payload
+    # reasoning without that mark (a reply's, or built in code) needs the option
+    unmarked = to_dict(conversation)
+    for message in unmarked["messages"]:
+        for block in message["content"] if isinstance(message["content"], list) else ():
+            block.pop("extras", None)
+    plain = oc.encode(unmarked)
     assert plain["messages"][1] == {"role": "assistant", "content": "9.9 is larger."}
     assert (
         plain["messages"][3]["content"] is None and "reasoning_content" not in plain["messages"][3]
@@ -790,7 +800,7 @@ BAD_PAYLOADS: list[tuple[str, Any, int | None, int | None]] = [
     ),
     ("call-not-object", [{"role": "assistant", "tool_calls": ["call"]}], 0, None),
     ("tools-not-list", {"messages": [], "tools": {"a": 1}}, None, None),
-    ("tool-unknown-type", {"messages": [], "tools": [{"type": "web_search"}]}, None, None),
+    ("tool-type-not-a-string", {"messages": [], "tools": [{"type": 3}]}, None, None),
     (
         "tool-without-name",
         {"messages": [], "tools": [{"type": "function", "function": {}}]},

@@ -155,26 +155,6 @@ NEUTRAL_CASES: list[tuple[str, Conversation, dict[str, Any]]] = [
         ),
         {},
     ),
-    (
-        "own-reasoning",
-        Conversation(
-            messages=[
-                UserMessage(content="q"),
-                AssistantMessage(
-                    content=[
-                        ReasoningBlock(text="think", provider="openai_chat"),
-                        TextBlock(text="a"),
-                    ]
-                ),
-                AssistantMessage(
-                    content=[ReasoningBlock(text="only", provider="openai_chat")],
-                    tool_calls=[ToolCall(id="c", name="f", arguments={"x": 1})],
-                ),
-                ToolMessage(tool_call_id="c", content="r"),
-            ]
-        ),
-        {"reasoning_content": True},
-    ),
     *[
         (
             f"choice-{choice.type}-{getattr(choice, 'parallel', None)}",
@@ -215,6 +195,37 @@ def test_neutral_round_trip_is_exact(conversation: Conversation, options: dict[s
     assert to_dict(oc.decode_conversation(encoded)) == before
     # dict input gives the same result as models
     assert oc.encode(before, **options) == encoded
+
+
+OWN_REASONING = Conversation(
+    messages=[
+        UserMessage(content="q"),
+        AssistantMessage(
+            content=[ReasoningBlock(text="think", provider="openai_chat"), TextBlock(text="a")]
+        ),
+        AssistantMessage(
+            content=[ReasoningBlock(text="only", provider="openai_chat")],
+            tool_calls=[ToolCall(id="c", name="f", arguments={"x": 1})],
+        ),
+        ToolMessage(tool_call_id="c", content="r"),
+    ]
+)
+
+
+def test_own_reasoning_round_trip_remembers_it_was_sent() -> None:
+    """Reasoning sent with ``reasoning_content=True`` decodes with the ``sent`` mark,
+    so the decoded request goes back the same way without the option."""
+    encoded = oc.encode(OWN_REASONING, reasoning_content=True)
+    oracle(
+        encoded, skip=[("messages", 1, "reasoning_content"), ("messages", 2, "reasoning_content")]
+    )
+    decoded = to_dict(oc.decode_conversation(encoded))
+    expected = to_dict(OWN_REASONING)
+    for index in (1, 2):
+        expected["messages"][index]["content"][0]["extras"] = {"openai_chat": {"sent": True}}
+    assert decoded == expected
+    assert oc.encode(decoded) == encoded
+    assert "reasoning_content" not in oc.encode(OWN_REASONING)["messages"][1]
 
 
 # ============================================================ exact encodings

@@ -277,7 +277,7 @@ def _message(raw: Any, index: int) -> Message:
     if role == "user":
         return _decode_user(data, index)
     if role == "assistant":
-        return READ.build(AssistantMessage, _assistant_fields(data, index), index)
+        return READ.build(AssistantMessage, _assistant_fields(data, index, history=True), index)
     if role == "tool":
         return _decode_tool_message(data, index)
     if role == "function":
@@ -350,9 +350,18 @@ def _decode_tool_message(data: dict[str, Any], index: int) -> ToolMessage:
 
 
 def _assistant_fields(
-    data: dict[str, Any], index: int, *, positions: bool = False, audio: AudioBlock | None = None
+    data: dict[str, Any],
+    index: int,
+    *,
+    positions: bool = False,
+    audio: AudioBlock | None = None,
+    history: bool = False,
 ) -> dict[str, Any]:
     """The AssistantMessage fields of a wire assistant message (and its audio output).
+
+    ``history``: the message is part of a request, so reasoning it carries was sent
+    to (and accepted by) the server: the block records it (``extras["sent"]``) and
+    goes back the same way without the ``reasoning_content`` option.
 
     ``positions``: give every tool call its position in ``tool_calls`` as ``index``
     (replies do, as streamed tool calls are keyed by it; histories only with invalid
@@ -368,8 +377,11 @@ def _assistant_fields(
         text = data.get(field)
         if isinstance(text, str):
             reasoning: dict[str, Any] = {"text": text, "provider": NAME}
-            if field == "reasoning":
-                reasoning["extras"] = {NAME: {"field": "reasoning"}}
+            marks: dict[str, Any] = {"field": "reasoning"} if field == "reasoning" else {}
+            if history:
+                marks["sent"] = True
+            if marks:
+                reasoning["extras"] = {NAME: marks}
             blocks.append(ReasoningBlock(**reasoning))
             known.append(field)
             break
@@ -545,6 +557,12 @@ def _decode_tool(raw: Any, index: int) -> ToolDefinition:
             known.append("description")
         extras["type"] = "custom"
         extras.update(leftover(custom, known))
+    elif isinstance(kind, str) and kind:
+        # A server's own tool (OpenRouter's "openrouter:web_search" ...): kept whole
+        # and sent back to this format only, like the Responses API's hosted tools.
+        fields = {"name": kind, "parameters": {}, "provider": NAME}
+        set_extras(fields, NAME, {"tool": json_copy(data)})
+        return READ.build(ToolDefinition, fields)
     else:
         READ.fail(f"tool {index} has unknown type {kind!r}")
     outer = leftover(data, ["type", kind])

@@ -181,7 +181,9 @@ class _Encoder(EncodePass):
         self.fast = _FAST and native and options.content_format != "parts"
         # check pairs tool calls with results in the encoder's own walk
         self.pairing = (
-            ToolPairing(adjacent=True, provider=NAME, include_invalid=True)
+            ToolPairing(
+                adjacent=True, provider=NAME, include_invalid=True, trailing=options.request
+            )
             if _FAST and native and collect
             else None
         )
@@ -210,7 +212,11 @@ class _Encoder(EncodePass):
             pairing = self.pairing
             self.problems[:0] = [
                 *foreign_tool_problems(given, options),
-                *(pairing_problems(conversation.messages) if pairing is None else pairing.finish()),
+                *(
+                    pairing_problems(conversation.messages, trailing=options.request)
+                    if pairing is None
+                    else pairing.finish()
+                ),
                 *tool_problems(conversation),
             ]
         if options.native_tools:
@@ -218,7 +224,7 @@ class _Encoder(EncodePass):
                 tools = [tool for tool in given if not is_foreign_tool(tool, NAME)]
             else:
                 tools = sendable_tools(given, options)
-            if tools:
+            if tools or conversation.tools == []:  # an empty list goes back as it came
                 result["tools"] = [_encode_tool(tool) for tool in tools]
             if conversation.tool_choice is not None and (tools or not given):
                 # a tool choice goes only with tools, or where none were given
@@ -387,8 +393,12 @@ class _Encoder(EncodePass):
                 if isinstance(block, ReasoningBlock):
                     if self.options.replays(block.provider):
                         text = _reasoning_text(block)
-                        # DeepSeek / vLLM docs: reasoning_content goes back only when asked
-                        if self.options.reasoning_content and text is not None:
+                        # DeepSeek / vLLM docs: reasoning_content goes back only when
+                        # asked, or when the request it was decoded from carried it
+                        sent = self.options.reasoning_content or bool(
+                            extras_of(block, NAME).get("sent")
+                        )
+                        if sent and text is not None:
                             if not reasoning:
                                 field = extras_of(block, NAME).get("field")
                                 if field in ("reasoning", "reasoning_content"):
@@ -794,8 +804,10 @@ def _invalid_call_as_text(call: InvalidToolCall) -> str:
 
 
 def _encode_tool(tool: ToolDefinition) -> dict[str, Any]:
-    """A tool definition: a function, or a custom tool."""
+    """A tool definition: a function, a custom tool, or a server's own tool."""
     extras = extras_of(tool, NAME)
+    if tool.provider == NAME and isinstance(extras.get("tool"), Mapping):
+        return cast(dict[str, Any], checked(dict(extras["tool"]), "tool"))
     wire: dict[str, Any]
     if _is_custom(tool):
         custom: dict[str, Any] = {"name": tool.name}

@@ -13,24 +13,28 @@ from chatschema_models.message import Message
 from chatschema_models.tool import NoneToolChoice
 
 from chatschema.errors import Problem
-from chatschema.providers._common import is_foreign_tool, tool_pairing_problems
+from chatschema.providers._common import tool_pairing_problems
 from chatschema.providers.openai_chat.wire import NAME, NAME_PATTERN, TOOL_NAME_MAX
 
 
-def pairing_problems(messages: Sequence[Message]) -> list[Problem]:
+def pairing_problems(messages: Sequence[Message], *, trailing: bool = True) -> list[Problem]:
     """Tool calls and results that do not pair up, Chat Completions' way.
 
     Results right after their call, and invalid tool calls counted as calls: they
-    are sent back as tool calls and need answers too.
+    are sent back as tool calls and need answers too. ``trailing``: calls still
+    waiting at the end are problems (not for ``request=False``).
     """
-    return tool_pairing_problems(messages, adjacent=True, provider=NAME, include_invalid=True)
+    return tool_pairing_problems(
+        messages, adjacent=True, provider=NAME, include_invalid=True, trailing=trailing
+    )
 
 
 def tool_problems(conversation: Conversation) -> list[Problem]:
     """Tool names the API refuses, and a tool choice without tools."""
     problems: list[Problem] = []
     for index, tool in enumerate(conversation.tools or []):
-        if not is_foreign_tool(tool, NAME) and not valid_tool_name(tool.name):
+        # a server's own tool is named after its type, not a function name
+        if tool.provider is None and not valid_tool_name(tool.name):
             problems.append(
                 Problem(
                     f"/tools/{index}/name",
