@@ -151,6 +151,7 @@ class ToolPairing:
         "problems",
         "provider",
         "requirement",
+        "trailing",
     )
 
     def __init__(
@@ -160,11 +161,13 @@ class ToolPairing:
         provider: str,
         include_invalid: bool = False,
         requirement: str = "requires one",
+        trailing: bool = True,
     ) -> None:
         self.adjacent = adjacent
         self.provider = provider
         self.include_invalid = include_invalid
         self.requirement = requirement
+        self.trailing = trailing  # calls still waiting at the end are problems
         self.problems: list[Problem] = []
         # call id -> where it is (message, list, position): pointers are built for problems only
         self.pending: dict[str, tuple[int, str, int]] = {}
@@ -241,8 +244,12 @@ class ToolPairing:
         pending.clear()
 
     def finish(self) -> list[Problem]:
-        """The problems, once every message went by (calls still waiting included)."""
-        if self.pending:
+        """The problems, once every message went by.
+
+        Calls still waiting at the end are problems unless ``trailing`` is off (the
+        ``request=False`` option: a history, not a request).
+        """
+        if self.pending and self.trailing:
             self.unanswered(-1)
         return self.problems
 
@@ -254,6 +261,7 @@ def tool_pairing_problems(
     provider: str,
     include_invalid: bool = False,
     requirement: str = "requires one",
+    trailing: bool = True,
 ) -> list[Problem]:
     """Tool calls and results that do not pair up (the rules: :class:`ToolPairing`)."""
     pairing = ToolPairing(
@@ -261,6 +269,7 @@ def tool_pairing_problems(
         provider=provider,
         include_invalid=include_invalid,
         requirement=requirement,
+        trailing=trailing,
     )
     pending, answered = pairing.pending, pairing.answered
     for index, message in enumerate(messages):

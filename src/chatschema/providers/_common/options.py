@@ -67,6 +67,12 @@ class EncodeOptions(TypedDict, total=False):
     check: bool
     """Run :func:`check` first and raise with every structural problem (default
     ``True``)."""
+    request: bool
+    """Whether the conversation is a request to send now (default ``True``).
+    ``False`` is for histories that are data, not yet requests (a fine-tuning row
+    whose target is the assistant's tool call, a log cut mid-turn): tool calls still
+    waiting for their results at the end are then no problem. Every other rule
+    still holds."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +89,7 @@ class Options:
     reasoning_content: bool = False
     unsupported: UnsupportedPolicy = "error"
     check: bool = True
+    request: bool = True
 
     @classmethod
     def resolve(cls, provider: ProviderName, options: Mapping[str, Any]) -> Options:

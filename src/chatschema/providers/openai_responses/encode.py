@@ -200,6 +200,7 @@ class _Encoder(EncodePass):
                 provider=NAME,
                 include_invalid=True,
                 requirement=REQUIREMENT,
+                trailing=options.request,
             )
             if _FAST and native and collect
             else None

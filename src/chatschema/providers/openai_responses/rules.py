@@ -45,6 +45,7 @@ def pairing_problems(messages: Sequence[Message], options: Options) -> list[Prob
         provider=NAME,
         include_invalid=True,
         requirement=REQUIREMENT,
+        trailing=options.request,
     )
 
 
