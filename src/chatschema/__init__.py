@@ -92,7 +92,7 @@ if TYPE_CHECKING:
     )
     from chatschema.providers import check, convert
     from chatschema.rendering import content_to_str, get_buffer_string, pretty_print, pretty_repr
-    from chatschema.streaming import ChunkAccumulator, merge_chunks
+    from chatschema.streaming import ChunkAccumulator, amerge_chunks, merge_chunks
     from chatschema.tokens import count_tokens_approximately, tiktoken_counter
     from chatschema.validation import (
         TYPE_NAMES,
@@ -139,7 +139,7 @@ _HOMES = {
         "truncate_tool_output",
     ),
     "chatschema.providers": ("check", "convert"),
-    "chatschema.streaming": ("ChunkAccumulator", "merge_chunks"),
+    "chatschema.streaming": ("ChunkAccumulator", "amerge_chunks", "merge_chunks"),
     "chatschema.rendering": ("content_to_str", "get_buffer_string", "pretty_print", "pretty_repr"),
     "chatschema.tokens": ("count_tokens_approximately", "tiktoken_counter"),
     "chatschema.validation": (
@@ -250,6 +250,7 @@ __all__ = [
     "UserMessage",
     "ValidationError",
     "VideoBlock",
+    "amerge_chunks",
     "assistant",
     "check",
     "convert",

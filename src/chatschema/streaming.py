@@ -41,10 +41,34 @@ arguments are parsed strictly: an object becomes a :class:`ToolCall`, anything e
 :class:`InvalidToolCall` with the raw text and the parse error. Block ``index`` values
 locate deltas in a stream and are dropped from the finished message; tool calls keep
 theirs (their position among the provider's output).
+
+From async code everything works the same: a :class:`ChunkAccumulator` is fed the
+chunks of an ``async for`` over ``decode_stream`` (which gives an async generator for
+an async source, ``docs/async.md``); none of it does I/O. :func:`amerge_chunks` is
+:func:`merge_chunks` for an async iterable of chunks.
 """
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterable
+from typing import TYPE_CHECKING
+
 from chatschema._chunks import ChunkAccumulator, add_chunks, merge_chunks
 
-__all__ = ["ChunkAccumulator", "add_chunks", "merge_chunks"]
+if TYPE_CHECKING:
+    from chatschema_models.chunk import AssistantMessageChunk
+
+__all__ = ["ChunkAccumulator", "add_chunks", "amerge_chunks", "merge_chunks"]
+
+
+async def amerge_chunks(chunks: AsyncIterable[AssistantMessageChunk]) -> AssistantMessageChunk:
+    """:func:`merge_chunks` of an async stream: every chunk merged as it arrives.
+
+    ::
+
+        reply = (await amerge_chunks(anthropic.decode_stream(stream))).to_message()
+    """
+    accumulator = ChunkAccumulator()
+    async for chunk in chunks:
+        accumulator.add(chunk)
+    return accumulator.to_chunk()

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import AsyncGenerator, AsyncIterable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Protocol, overload
 
 if TYPE_CHECKING:
     from chatschema_models.chunk import AssistantMessageChunk
@@ -43,5 +43,21 @@ class Codec(Protocol):
     def decode_response(self, payload: Any) -> AssistantMessage:
         """A complete response (JSON data or an official SDK object) as one message."""
 
-    def decode_stream(self, events: Iterable[Any]) -> Iterator[AssistantMessageChunk]:
-        """Stream events (dicts, SDK objects or SSE text) as chunks, as they arrive."""
+    @overload
+    def decode_stream(
+        self, events: AsyncIterable[Any]
+    ) -> AsyncGenerator[AssistantMessageChunk, None]: ...
+
+    @overload
+    def decode_stream(self, events: Iterable[Any]) -> Iterator[AssistantMessageChunk]: ...
+
+    def decode_stream(
+        self, events: Iterable[Any] | AsyncIterable[Any]
+    ) -> Iterator[AssistantMessageChunk] | AsyncGenerator[AssistantMessageChunk, None]:
+        """Stream events (dicts, SDK objects or SSE text) as chunks, as they arrive.
+
+        A sync source gives an iterator; an async one (``__aiter__``: the SDKs' async
+        streams, httpx's ``aiter_bytes()``, an async generator) an async generator of
+        the same chunks. Codecs implement it with
+        :func:`chatschema.providers._common.drive.drive` (``docs/async.md``).
+        """

@@ -9,8 +9,8 @@ and ``error`` events may come at any time.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
-from typing import Any, NoReturn
+from collections.abc import AsyncGenerator, AsyncIterable, Iterable, Iterator
+from typing import Any, NoReturn, overload
 
 from chatschema_models.chunk import AssistantMessageChunk
 from chatschema_models.content import ContentBlock, ReasoningBlock, TextBlock
@@ -18,7 +18,7 @@ from chatschema_models.tool import InvalidToolCall, ToolCall, ToolCallChunk
 from pydantic import BaseModel
 
 from chatschema._wire import content_chunk, text_block
-from chatschema.providers._common.sse import check_depth, stream_events
+from chatschema.providers._common.drive import drive
 from chatschema.providers.anthropic.blocks import (
     assistant_block,
     citation,
@@ -40,13 +40,28 @@ from chatschema.providers.anthropic.wire import (
 )
 
 
-def decode_stream(events: Iterable[Any]) -> Iterator[AssistantMessageChunk]:
+@overload
+def decode_stream(events: AsyncIterable[Any]) -> AsyncGenerator[AssistantMessageChunk, None]: ...
+
+
+@overload
+def decode_stream(events: Iterable[Any]) -> Iterator[AssistantMessageChunk]: ...
+
+
+def decode_stream(
+    events: Iterable[Any] | AsyncIterable[Any],
+) -> Iterator[AssistantMessageChunk] | AsyncGenerator[AssistantMessageChunk, None]:
     """Read a streamed Messages API response as chunks, lazily, as events arrive.
 
     Args:
         events: the stream's events as parsed JSON, as the official SDK's
-            ``RawMessageStreamEvent`` objects, or the raw SSE body as bytes or
-            str pieces cut anywhere.
+            ``RawMessageStreamEvent`` objects (or what iterating its
+            ``MessageStream`` gives), or the raw SSE body as bytes or str pieces
+            cut anywhere; sync or async. An async iterable (the SDK's
+            ``AsyncStream`` / ``AsyncMessageStream``, httpx's ``aiter_bytes()``, an
+            async generator) gives an async generator of the same chunks
+            (``async for``; see ``docs/async.md``). When decoding stops before the
+            source's end (the caller breaks off, an error), the source is closed.
 
     Yields:
         ``AssistantMessageChunk``s; assembled (``ChunkAccumulator``,
@@ -67,15 +82,8 @@ def decode_stream(events: Iterable[Any]) -> Iterator[AssistantMessageChunk]:
             types newer than this codec are ignored.
     """
     state = _Stream()
-    source, checked = stream_events(events, provider=NAME)
-    for position, event in enumerate(source):
-        chunk = state.text_delta(event)
-        if chunk is not None:  # the fast path (tests/test_streaming_fast.py)
-            yield chunk
-            continue
-        if not checked:
-            check_depth(event, position, NAME)
-        yield from state.event(event)
+    # the fast path (tests/test_streaming_fast.py): text_delta returns the chunk
+    return drive(events, provider=NAME, fast=state.text_delta, step=state.event)
 
 
 # The deltas of decode_stream's fast path: delta type -> (its text field, which is

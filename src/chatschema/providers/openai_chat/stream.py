@@ -4,20 +4,34 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterable, Iterator, Mapping
-from typing import Any, Literal
+from collections.abc import AsyncGenerator, AsyncIterable, Iterable, Iterator, Mapping
+from typing import Any, Final, Literal, overload
 
 from chatschema_models.chunk import AssistantMessageChunk
-from chatschema_models.content import ContentBlock, ReasoningBlock, RefusalBlock, TextBlock
+from chatschema_models.content import (
+    AudioBlock,
+    ContentBlock,
+    ReasoningBlock,
+    RefusalBlock,
+    TextBlock,
+)
 from chatschema_models.tool import ToolCallChunk
 
 from chatschema._wire import content_chunk
 from chatschema.providers._common import describe, loads, merge_value, parse_arguments
-from chatschema.providers._common.sse import check_depth, stream_events
-from chatschema.providers.openai_chat.blocks import READ, decode_annotation, default_shape
+from chatschema.providers._common.drive import drive
+from chatschema.providers.openai_chat.blocks import (
+    READ,
+    PythonKey,
+    audio_block,
+    decode_annotation,
+    default_shape,
+    json_copy,
+)
 from chatschema.providers.openai_chat.usage import decode_usage
 from chatschema.providers.openai_chat.wire import (
     ABSENT,
+    AUDIO_SLOT,
     CALL_KEYS,
     CHOICE_KEYS,
     CHUNK_KEYS,
@@ -33,12 +47,26 @@ from chatschema.providers.openai_chat.wire import (
 __all__ = ["decode_stream"]
 
 
-def decode_stream(events: Iterable[Any]) -> Iterator[AssistantMessageChunk]:
+@overload
+def decode_stream(events: AsyncIterable[Any]) -> AsyncGenerator[AssistantMessageChunk, None]: ...
+
+
+@overload
+def decode_stream(events: Iterable[Any]) -> Iterator[AssistantMessageChunk]: ...
+
+
+def decode_stream(
+    events: Iterable[Any] | AsyncIterable[Any],
+) -> Iterator[AssistantMessageChunk] | AsyncGenerator[AssistantMessageChunk, None]:
     """Decode a streamed ``ChatCompletion`` into ``AssistantMessageChunk`` objects, lazily.
 
     ``events`` are the ``chat.completion.chunk`` objects as parsed JSON, the SDK's
     ``ChatCompletionChunk`` objects, or the raw SSE body (``bytes`` or ``str`` pieces
-    cut anywhere; ``data: [DONE]`` ends it). One chunk is yielded per event that says
+    cut anywhere; ``data: [DONE]`` ends it), sync or async: an async iterable (the
+    SDK's ``AsyncStream``, httpx's ``aiter_bytes()``, an async generator) gives an
+    async generator of the same chunks (``async for``; see ``docs/async.md``). When
+    decoding stops before the source's end (the caller breaks off, an error, ``[DONE]``),
+    the source is closed. One chunk is yielded per event that says
     something, as it arrives; assembled (``ChunkAccumulator``, ``merge_chunks`` or
     ``+``), they make the message :func:`decode_response` makes of the complete
     response:
@@ -68,16 +96,14 @@ def decode_stream(events: Iterable[Any]) -> Iterator[AssistantMessageChunk]:
             malformed events; unknown event types (no ``choices``) are skipped.
     """
     stream = _Stream()
-    source, checked = stream_events(events, provider=NAME)
-    for position, event in enumerate(source):
-        text = stream.text_delta(event)
-        if text is not None:  # the fast path (tests/test_streaming_fast.py)
-            yield content_chunk(AssistantMessageChunk, text)
-            continue
-        if not checked:
-            check_depth(event, position, NAME)
-        yield from stream.event(event)
-    yield from stream.close()
+    return drive(
+        events,
+        provider=NAME,
+        fast=stream.text_delta,  # the fast path (tests/test_streaming_fast.py)
+        build=content_chunk,  # content_chunk(AssistantMessageChunk, text)
+        step=stream.event,
+        end=stream.close,
+    )
 
 
 class _Stream:
@@ -101,8 +127,8 @@ class _Stream:
         self.annotations: list[Any] = []  # raw, held until text comes
         self.annotated = False
         self.name_sent = False
+        self.audio_field = False  # the audio output became a block
         self.audio = _Object()
-        self.audio_id_sent = False
         self.logprobs = _Object()
         self.others = _Object()  # the message's other fields: extras at the end
         self.calls: list[_StreamCall] = []
@@ -171,16 +197,27 @@ class _Stream:
         return text
 
     def event(self, raw: Any) -> list[AssistantMessageChunk]:
-        """The chunks one event makes (none for an event that is not a chunk)."""
+        """The chunks one event makes (none for an event that is not a chunk).
+
+        A key that is not a string (Python data) is a ConversionError naming it.
+        """
         if isinstance(raw, (str, bytes, bytearray)):  # one event as JSON text
             raw = loads(raw, NAME)
         data = READ.json(raw)
         if not isinstance(data, dict):
             READ.fail(f"a stream event must be an object, not {describe(data)}")
+        try:
+            return self.read(data)
+        except PythonKey as error:
+            raise error.error("stream event") from None
+
+    def read(self, data: dict[str, Any]) -> list[AssistantMessageChunk]:
+        """:meth:`event` of an object (a Python key raises :class:`PythonKey`)."""
         error = data.get("error")
         if error or data.get("object") == "error":
             raise READ.stream_error(error if error else data)
         if "choices" not in data and "usage" not in data:
+            json_copy(data)  # (Python data: a key JSON cannot hold is refused all the same)
             return []  # not a chunk (a ping, a proxy's own event): skipped
         pieces = _Pieces()
         for key, target in (("id", "response_id"), ("model", "model")):
@@ -191,6 +228,9 @@ class _Stream:
         for key, value in data.items():
             if key not in CHUNK_KEYS:
                 self.note(pieces.meta, key, value)
+            elif type(value) not in _SCALARS and key not in ("choices", "usage"):
+                # id, model, object: read when strings, else left (Python keys refused)
+                json_copy(value)
         choices = data.get("choices")
         if choices is not None:
             if not isinstance(choices, list):
@@ -208,9 +248,12 @@ class _Stream:
 
     def note(self, meta: dict[str, Any], key: str, value: Any) -> None:
         """A metadata value, emitted when it changes (the last one wins)."""
+        if type(key) is not str:
+            raise PythonKey(key)
         if value is not None and self.metadata.get(key, ABSENT) != value:
+            copied = json_copy(value)
             self.metadata[key] = value
-            meta[key] = copy.deepcopy(value)
+            meta[key] = copied
 
     def choice(self, raw: Any, position: int, pieces: _Pieces) -> None:
         """One choice of an event: the first one met is the message, others go aside."""
@@ -257,7 +300,9 @@ class _Stream:
             side.logprobs.add({"logprobs": choice["logprobs"]})
         for key, value in choice.items():
             if key not in CHOICE_KEYS and value is not None:
-                merge_value(side.fields, key, value)
+                if type(key) is not str:
+                    raise PythonKey(key)
+                merge_value(side.fields, key, json_copy(value))
 
     def delta(self, delta: dict[str, Any], pieces: _Pieces) -> None:
         """The first choice's delta: content, reasoning, refusal, tool calls, audio."""
@@ -301,18 +346,15 @@ class _Stream:
             self.others.add({"refusal": refusal})
         annotations = delta.get("annotations")
         if isinstance(annotations, list):
-            self.annotations.extend(copy.deepcopy(annotations))
+            self.annotations.extend(json_copy(annotations))
             if self.text_seen:
                 self.flush_annotations(blocks)
         elif annotations is not None:
             self.others.add({"annotations": annotations})
         audio = delta.get("audio")
         if audio is not None:
-            audio = READ.object(audio, f"choice {self.primary} audio", None)
-            self.audio.add(audio)
-            if not self.audio_id_sent and isinstance(audio.get("id"), str):
-                self.audio_id_sent = True
-                pieces.extras["audio"] = {"id": audio["id"]}
+            # id, transcript and data pieces, expires_at: one block at the end
+            self.audio.add(READ.object(audio, f"choice {self.primary} audio", None))
         tool_calls = delta.get("tool_calls")
         if tool_calls is not None:
             if not isinstance(tool_calls, list):
@@ -450,7 +492,7 @@ class _Stream:
         extras.update(self.leftover(call, data, CALL_KEYS))
         if extras:
             fields["extras"] = {NAME: extras}
-        return ToolCallChunk(**fields)
+        return READ.build(ToolCallChunk, fields)
 
     def new_call(self) -> _StreamCall:
         """The next tool call."""
@@ -468,10 +510,12 @@ class _Stream:
         for key, value in data.items():
             if key in known:
                 continue
+            if type(key) is not str:
+                raise PythonKey(key)
             if value is None and where + key in call.extras_seen:
                 continue
             call.extras_seen.add(where + key)
-            found[key] = copy.deepcopy(value)
+            found[key] = json_copy(value)
         return found
 
     def finish_call(self, call: _StreamCall) -> ToolCallChunk | None:
@@ -548,15 +592,20 @@ class _Stream:
             extras.update(
                 (key, value) for key, value in self.others.build().items() if value is not None
             )
+            audio = self.audio.build()
+            if audio:
+                block = audio_block(audio, None)
+                if block is not None:  # as decode_response reads it, after the rest
+                    self.audio_field = True
+                    blocks.append(block.model_copy(update={"index": AUDIO_SLOT}))
+                elif isinstance(audio.get("id"), str):
+                    meta["audio"] = audio
+                    extras["audio"] = {"id": audio["id"]}
+                else:
+                    extras["audio"] = audio
             shape = self.content_shape()
             if shape is not None:
                 extras["content_shape"] = shape
-            audio = self.audio.build()
-            if audio:
-                if isinstance(audio.get("id"), str):
-                    meta["audio"] = audio
-                else:
-                    extras["audio"] = audio
             logprobs = self.logprobs.build().get("logprobs")
             if logprobs is not None:
                 meta["logprobs"] = logprobs
@@ -576,6 +625,8 @@ class _Stream:
             side.append(TextBlock(text=""))
         if self.refusal_block:
             side.append(RefusalBlock(text="", extras={NAME: {"as_field": True}}))
+        if self.audio_field:
+            side.append(_AUDIO_FIELD)
         if shape == "string" and len(side) == 1 and not self.annotated:
             return None
         if shape == "null" and not side:
@@ -584,6 +635,11 @@ class _Stream:
 
 
 # ------------------------------------------------------------------ event helpers
+
+_AUDIO_FIELD: Final = AudioBlock(
+    id="audio", base64="", mime_type="audio/wav", extras={NAME: {"as_field": True}}
+)
+"""An audio output block, for :meth:`_Stream.content_shape` (the shape of its side)."""
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 
@@ -632,6 +688,8 @@ class _Object:
     def add(self, delta: Mapping[str, Any]) -> None:
         """Accumulate one delta."""
         for key, value in delta.items():
+            if type(key) is not str:  # (Python data)
+                raise PythonKey(key)
             current = self.values.get(key, ABSENT)
             if key in ("index", "type") and value is not None:
                 current = ABSENT

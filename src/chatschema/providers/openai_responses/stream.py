@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any, Final, NoReturn
+from collections.abc import AsyncGenerator, AsyncIterable, Callable, Iterable, Iterator
+from typing import Any, Final, NoReturn, overload
 
 from chatschema_models.chunk import AssistantMessageChunk
 from chatschema_models.content import (
@@ -17,9 +17,10 @@ from chatschema_models.content import (
 from chatschema_models.tool import ToolCallChunk
 
 from chatschema._wire import content_chunk, text_block
-from chatschema.providers._common.sse import check_depth, stream_events
+from chatschema.providers._common.drive import drive
 from chatschema.providers.openai_responses.blocks import (
     decode_annotation,
+    decode_code_interpreter,
     decode_function_call,
     decode_output_message,
     decode_reasoning,
@@ -29,7 +30,9 @@ from chatschema.providers.openai_responses.blocks import (
     plain_output_part,
 )
 from chatschema.providers.openai_responses.decode import response_fields, sdk
+from chatschema.providers.openai_responses.ordering import Gate
 from chatschema.providers.openai_responses.wire import (
+    CODE_INTERPRETER,
     NAME,
     READ,
     STREAM_APPENDED,
@@ -39,12 +42,27 @@ from chatschema.providers.openai_responses.wire import (
 __all__ = ["decode_stream"]
 
 
-def decode_stream(events: Iterable[Any]) -> Iterator[AssistantMessageChunk]:
+@overload
+def decode_stream(events: AsyncIterable[Any]) -> AsyncGenerator[AssistantMessageChunk, None]: ...
+
+
+@overload
+def decode_stream(events: Iterable[Any]) -> Iterator[AssistantMessageChunk]: ...
+
+
+def decode_stream(
+    events: Iterable[Any] | AsyncIterable[Any],
+) -> Iterator[AssistantMessageChunk] | AsyncGenerator[AssistantMessageChunk, None]:
     """Decode a streamed ``Response`` into ``AssistantMessageChunk`` objects, lazily.
 
     ``events`` are the stream's events as parsed JSON, the SDK's
     ``ResponseStreamEvent`` objects, or the raw SSE body (``bytes`` or ``str`` pieces
-    cut anywhere). Chunks are yielded as events arrive; assembled
+    cut anywhere), sync or async: an async iterable (the SDK's ``AsyncStream``,
+    httpx's ``aiter_bytes()``, an async generator) gives an async generator of the
+    same chunks (``async for``; see ``docs/async.md``). Reading stops at
+    ``response.completed`` / ``response.incomplete``; whenever decoding stops before
+    the source's end (that, the caller breaking off, an error), the source is
+    closed. Chunks are yielded as events arrive; assembled
     (``ChunkAccumulator``, ``merge_chunks`` or ``+``) they make exactly the message
     :func:`decode_response` makes of the final ``Response``:
 
@@ -55,9 +73,12 @@ def decode_stream(events: Iterable[Any]) -> Iterator[AssistantMessageChunk]:
       deltas as they come, keyed by the ``fc_`` item id, never by ``call_id``);
     - ``output_text`` / ``refusal`` deltas and ``reasoning_text`` deltas stream as
       text; annotations as they are added; reasoning summary parts when each is
-      done; ``encrypted_content``, the item's other fields (status, ``phase``,
-      logprobs ...) and built-in tool items (``web_search_call`` and every other
-      item, as ``decode_response`` has them) come once, with ``output_item.done``;
+      done; the item's other fields (status, ``phase``, logprobs ...) and built-in
+      tool items (``web_search_call`` and every other item, as ``decode_response``
+      has them) come once, with ``output_item.done``; a reasoning item's
+      ``encrypted_content`` comes with ``response.completed``, as the final
+      ``Response`` has it (the API issues it again there, re-encrypted), or at the
+      end of a stream that stops before;
     - ``response.created`` / ``in_progress`` / ``queued`` give model, response id,
       status and metadata; ``response.completed`` / ``response.incomplete`` the
       finish reason and ``usage`` (``usage_mode="cumulative"``) on the last chunk
@@ -69,17 +90,22 @@ def decode_stream(events: Iterable[Any]) -> Iterator[AssistantMessageChunk]:
             skipped.
     """
     stream = _Stream()
-    source, checked = stream_events(events, provider=NAME)
-    for position, event in enumerate(source):
-        delta = stream.text_delta(event)
-        if delta is not None:  # the fast path (tests/test_streaming_fast.py)
-            yield content_chunk(AssistantMessageChunk, [text_block(TextBlock, *delta)])
-            continue
-        if not checked:
-            check_depth(event, position, NAME)
-        yield from stream.event(event)
-        if stream.finished:
-            return
+
+    def text_chunk(
+        cls: type[AssistantMessageChunk], delta: tuple[str, int]
+    ) -> AssistantMessageChunk:
+        """The chunk of a text delta the fast path read."""
+        return content_chunk(cls, [text_block(TextBlock, *delta)])
+
+    return drive(
+        events,
+        provider=NAME,
+        fast=stream.text_delta,  # the fast path (tests/test_streaming_fast.py)
+        build=text_chunk,
+        step=stream.event,
+        end=stream.flush,
+        done=lambda: stream.finished,
+    )
 
 
 # ========================================================================= the state
@@ -142,6 +168,7 @@ class _StreamItem:
         "index",
         "kind",
         "parts",
+        "result",
         "texts",
         "whole",
     )
@@ -152,6 +179,7 @@ class _StreamItem:
         self.id = item_id
         self.parts: dict[int, _StreamBlock] = {}  # message: blocks by content index
         self.block: _StreamBlock | None = None  # any other item's one block
+        self.result: _StreamBlock | None = None  # code_interpreter_call: its result block
         self.whole = False  # message: decoded whole at its end, nothing streamed
         self.call: int | None = None  # function_call: its position
         self.arguments = 0  # function_call: argument characters sent
@@ -171,6 +199,10 @@ class _Stream:
         self.refusal = False  # a refusal part came (finish reason "content_filter")
         self.started = False  # a chunk was yielded (it carried `provider`)
         self.finished = False
+        self.gate = Gate()  # chunks go out in the order of their positions
+        # reasoning items' encrypted_content, held until response.completed: the API
+        # re-encrypts it there, and the final Response is what decode_response reads
+        self.sealed: dict[int, tuple[_StreamBlock, str]] = {}
 
     # ----------------------------------------------------------------- plumbing
 
@@ -178,6 +210,7 @@ class _Stream:
         """The next position among the reply's blocks and calls."""
         position = self.positions
         self.positions += 1
+        self.gate.place(position)
         return position
 
     def new_block(self, kind: str) -> _StreamBlock:
@@ -219,6 +252,7 @@ class _Stream:
             or type(part) is not int
             or not (item_id is None or (type(item_id) is str and item_id))
             or not self.started
+            or self.gate.held  # (chunks wait for an earlier item: this one waits too)
         ):
             return None
         state = self.items.get(index)
@@ -244,7 +278,7 @@ class _Stream:
         handler = _STREAM_HANDLERS.get(kind)
         if handler is None:
             return []  # a type this codec does not know (or need): skipped
-        return handler(self, data)
+        return self.gate.release(handler(self, data))
 
     # -------------------------------------------------------- response events
 
@@ -269,12 +303,50 @@ class _Stream:
             if not isinstance(output, list):
                 READ.fail("the final response's `output` must be a list")
             for index, item in enumerate(output):
-                state = self.items.get(index)
+                key = self.final_key(index, sdk(item))
+                state = self.items.get(key)
                 if state is None or not state.done:  # items the stream did not finish
-                    chunks += self.item_done(index, item)
+                    chunks += self.item_done(index, item, key)
+                sealed = self.sealed.pop(key, None)
+                if sealed is not None:
+                    final = sdk(item).get("encrypted_content") if isinstance(item, dict) else None
+                    chunks += self.unseal(sealed[0], final if isinstance(final, str) else sealed[1])
+        chunks += self.flush()
         chunks.append(self.chunk(chunk_position="last", **self.response_fields(data)))
         self.finished = True
         return chunks
+
+    def flush(self) -> list[AssistantMessageChunk]:
+        """The encrypted_content still held (a stream that ended before its Response)."""
+        chunks: list[AssistantMessageChunk] = []
+        for block, value in self.sealed.values():
+            chunks += self.unseal(block, value)
+        self.sealed.clear()
+        return chunks
+
+    def unseal(self, block: _StreamBlock, value: str) -> list[AssistantMessageChunk]:
+        """A reasoning block's encrypted_content, sent once."""
+        block.sent["encrypted_content"] = len(value)
+        reasoning = ReasoningBlock(index=block.position, encrypted_content=value)
+        return self.blocks([reasoning])
+
+    def final_key(self, index: int, item: Any) -> int:
+        """The stream's key of the final response's item at ``index``.
+
+        By id first: a stream whose ``output_index`` skipped a number (or counted an
+        item the response leaves out) has the item under another index, which must
+        not make it twice. A new item whose index the stream gave to another one
+        gets a key of its own.
+        """
+        item_id = item.get("id") if isinstance(item, dict) else None
+        if isinstance(item_id, str) and item_id:
+            state = self.by_id.get(item_id)
+            if state is not None:
+                return state.index
+        state = self.items.get(index)
+        if state is None or state.id is None or state.id == item_id:
+            return index
+        return -1 - index  # (event indexes are never negative)
 
     def failed(self, data: dict[str, Any]) -> NoReturn:
         """``response.failed``: raise with the response's error."""
@@ -338,6 +410,15 @@ class _Stream:
             fields: dict[str, Any] = {"index": state.block.position, "name": "web_search"}
             if item_id is not None:
                 fields["id"] = item_id
+            return self.blocks([READ.build(ServerToolCallBlock, fields)])
+        if kind == "code_interpreter_call" and item_id is not None:
+            # the call now (its code, which streams as deltas, comes whole when it is
+            # done), its result block placed after it, sent when it is done
+            state.block.type = "server_tool_call"
+            state.block.started = True
+            state.result = self.new_block("")
+            fields = {"index": state.block.position, "id": item_id}
+            fields.update(name=CODE_INTERPRETER, provider=NAME)
             return self.blocks([READ.build(ServerToolCallBlock, fields)])
         return []  # any other item: one block, whole, when it is done
 
@@ -509,17 +590,24 @@ class _Stream:
         """``response.output_item.done``."""
         return self.item_done(_event_index(data, "output_index"), _event_object(data, "item"))
 
-    def item_done(self, index: int, item: Any) -> list[AssistantMessageChunk]:
-        """A finished item: what it adds to what was streamed of it."""
+    def item_done(
+        self, index: int, item: Any, key: int | None = None
+    ) -> list[AssistantMessageChunk]:
+        """A finished item: what it adds to what was streamed of it.
+
+        ``index`` is where the item is (errors name it), ``key`` the stream's key of
+        it when that differs (:meth:`final_key`).
+        """
         item = sdk(item)
         if not isinstance(item, dict):
             READ.fail(f"output item {index} must be an object, not {type(item).__name__}")
         item = copy.deepcopy(item)
-        state = self.items.get(index)
+        key = index if key is None else key
+        state = self.items.get(key)
         chunks: list[AssistantMessageChunk] = []
         if state is None:
-            chunks = self.start(index, item)
-            state = self.items[index]
+            chunks = self.start(key, item)
+            state = self.items[key]
         elif state.kind != _item_kind(item):
             READ.fail(f"output item {index} began as {state.kind!r}, ended as {item.get('type')!r}")
         if state.done:
@@ -543,17 +631,38 @@ class _Stream:
             return chunks
         if state.kind == "message":
             return chunks + self.message_done(state, item, index)
-        final: ContentBlock
+        finals: list[ContentBlock]
         if state.kind == "reasoning" and isinstance(item.get("id"), str) and item["id"]:
-            final = decode_reasoning(item, index)
+            reasoning = decode_reasoning(item, index)
+            sealed = reasoning.encrypted_content
+            if sealed is not None:  # sent from the final Response (see `sealed`)
+                self.sealed[key] = (state.block or self.place(state), sealed)
+                reasoning = reasoning.model_copy(update={"encrypted_content": None})
+            finals = [reasoning]
         elif state.kind == "web_search_call":
-            final = decode_web_search(item, index)
+            finals = [decode_web_search(item, index)]
+        elif state.kind == "code_interpreter_call":
+            finals = decode_code_interpreter(item, index)
         else:
-            final = non_standard_item(item, index)
+            finals = [non_standard_item(item, index)]
+        self.place(state)
+        if len(finals) == 2 and state.result is None:
+            state.result = self.new_block("")
+        out: list[ContentBlock] = []
+        for block, final in zip((state.block, state.result), finals, strict=False):
+            assert block is not None
+            rest = block.rest(final)
+            if rest is not None:
+                out.append(rest)
+        if len(finals) == 1 and state.result is not None:
+            self.gate.unopened.discard(state.result.position)  # kept for a result not sent
+        return chunks + self.blocks(out)
+
+    def place(self, state: _StreamItem) -> _StreamBlock:
+        """The item's content block, placed now if it has none yet."""
         if state.block is None:
             state.block = self.new_block("")
-        rest = state.block.rest(final)
-        return chunks + self.blocks([rest] if rest is not None else [])
+        return state.block
 
     def message_done(
         self, state: _StreamItem, item: dict[str, Any], index: int
@@ -582,6 +691,7 @@ class _Stream:
                 # reply's first block: string content, which decode_response makes of
                 # it when it is the only block, and a text block when more follow.
                 block.started = True
+                self.gate.string_position = block.position
                 return [self.chunk(content=final.text)]
             rest = block.rest(final)
             if rest is not None:

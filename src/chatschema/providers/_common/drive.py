@@ -1,0 +1,333 @@
+"""The stream driver: a codec's per-event state machine over a sync or async source.
+
+Every codec decodes a stream the same way: a state object reads one event at a
+time; text deltas take a fast path that builds their chunk directly, every other
+event the general path. :func:`drive` runs that loop over whatever the caller has:
+
+- a sync iterable (event dicts, the official SDKs' ``Stream`` / ``MessageStream``
+  objects, JSON text, or the raw SSE body as ``bytes`` / ``str`` pieces): the result
+  is a sync generator, exactly as before;
+- an async iterable (``openai.AsyncStream``, anthropic's ``AsyncStream`` and
+  ``AsyncMessageStream``, google-genai's async iterator, httpx's ``aiter_bytes()`` /
+  ``aiter_text()``, any async generator): the result is an async generator yielding
+  the same chunks, each as soon as its event arrives.
+
+An object offering both ``__aiter__`` and ``__iter__`` is read asynchronously: in
+sync code the mistake fails at once (an async generator is not iterable), whereas
+reading such an object synchronously inside an event loop would block it unnoticed.
+
+Raw SSE bodies go through one :class:`~chatschema.providers._common.sse.SSEParser`
+on both paths, so pieces cut anywhere (UTF-8 characters included) give the same
+events. The driver checks the nesting depth of every event that does not take the
+fast path (an event of the exact shape the fast path reads is shallow by that
+shape), and of every event parsed from a raw body.
+
+Ownership: once the driver stops reading its source before the source's end (the
+consumer broke out of the loop or closed the generator, an error was raised, the
+codec saw the end of the response, or ``data: [DONE]`` came), it closes the source:
+``aclose()`` (async generators) or ``close()`` (awaited when it returns an
+awaitable, as the SDKs' async streams' does) on the object given, after closing the
+iterator it got from it when that is a different object. A source read to its end is
+left as it is.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import AsyncGenerator, AsyncIterable, Callable, Iterable, Iterator
+from itertools import chain
+from typing import Any, overload
+
+from chatschema_models.chunk import AssistantMessageChunk
+
+from chatschema.providers._common.sse import SSEParser, check_depth, is_body
+
+__all__ = ["Build", "close_source", "drive", "is_async"]
+
+Chunks = Iterable[AssistantMessageChunk]
+Chunk = AssistantMessageChunk
+Build = Callable[[type[AssistantMessageChunk], Any], AssistantMessageChunk]
+"""``build(AssistantMessageChunk, value)``: the chunk of a fast-path value.
+
+The class comes first so that the codecs' trusted builders serve as they are
+(``_wire.content_chunk``, ``_wire.trusted``): a Python function called directly,
+where a ``functools.partial`` would cost a C call and a frame per text delta.
+"""
+
+
+def is_async(source: object) -> bool:
+    """Whether ``drive`` reads ``source`` asynchronously: its type has ``__aiter__``."""
+    return isinstance(source, AsyncIterable)
+
+
+@overload
+def drive(
+    source: AsyncIterable[Any],
+    *,
+    provider: str,
+    fast: Callable[[Any], Any],
+    step: Callable[[Any], Chunks],
+    build: Build | None = None,
+    end: Callable[[], Chunks] | None = None,
+    done: Callable[[], bool] | None = None,
+    errors: Callable[[Exception], Exception | None] | None = None,
+) -> AsyncGenerator[AssistantMessageChunk, None]: ...
+
+
+@overload
+def drive(
+    source: Iterable[Any],
+    *,
+    provider: str,
+    fast: Callable[[Any], Any],
+    step: Callable[[Any], Chunks],
+    build: Build | None = None,
+    end: Callable[[], Chunks] | None = None,
+    done: Callable[[], bool] | None = None,
+    errors: Callable[[Exception], Exception | None] | None = None,
+) -> Iterator[AssistantMessageChunk]: ...
+
+
+def drive(
+    source: Iterable[Any] | AsyncIterable[Any],
+    *,
+    provider: str,
+    fast: Callable[[Any], Any],
+    step: Callable[[Any], Chunks],
+    build: Build | None = None,
+    end: Callable[[], Chunks] | None = None,
+    done: Callable[[], bool] | None = None,
+    errors: Callable[[Exception], Exception | None] | None = None,
+) -> Iterator[AssistantMessageChunk] | AsyncGenerator[AssistantMessageChunk, None]:
+    """The chunks of a stream: a sync generator for a sync source, else an async one.
+
+    Args:
+        source: the stream as the caller has it (see the module docstring).
+        provider: the codec's name, for errors.
+        fast: the fast path: the event's chunk (or what ``build`` makes it from),
+            or None to leave the event to ``step``. It sees events unchecked, so it
+            must accept only an exact, shallow shape.
+        step: the general path: the chunks of one event (after its depth check).
+        build: turns what ``fast`` returned into the chunk, called as
+            ``build(AssistantMessageChunk, value)`` (None: ``fast`` returns chunks).
+        end: the chunks after the last event (the stream ended or ``done``).
+        done: asked after each event of the general path: True stops reading.
+        errors: given any exception raised while decoding (reading the source
+            included), the exception to raise instead (from None), or None to
+            raise it as it is.
+
+    Nothing is read before the first chunk is asked for. Errors raised by ``fast``,
+    ``step``, ``end``, the SSE parser and the source propagate as they are (or as
+    ``errors`` maps them); the chunks yielded before them stay yielded.
+    """
+    if isinstance(source, AsyncIterable):  # is_async
+        return _adrive(source, provider, fast, step, build, end, done, errors)
+    return _drive(source, provider, fast, step, build, end, done, errors)
+
+
+def _drive(
+    source: Iterable[Any],
+    provider: str,
+    fast: Callable[[Any], Any],
+    step: Callable[[Any], Chunks],
+    build: Build | None,
+    end: Callable[[], Chunks] | None,
+    done: Callable[[], bool] | None,
+    errors: Callable[[Exception], Exception | None] | None,
+) -> Iterator[AssistantMessageChunk]:
+    """The sync loop: as tight as a codec's own loop was (no frame per event added)."""
+    iterator = iter(source)
+    finished = False  # the source was read to its end
+    try:
+        for first in iterator:
+            rest = chain((first,), iterator)  # chain, enumerate: no Python frame per event
+            if is_body(first):
+                parser = SSEParser(provider=provider)
+                progress = _Progress()
+                for piece in rest:
+                    yield from _parsed(
+                        parser.feed(piece), progress, provider, fast, step, build, done
+                    )
+                    if progress.stopped or parser.done:
+                        break
+                else:
+                    finished = True
+                    yield from _parsed(parser.end(), progress, provider, fast, step, build, done)
+            elif build is None:
+                for position, event in enumerate(rest):
+                    chunk = fast(event)
+                    if chunk is not None:  # the fast path
+                        yield chunk
+                        continue
+                    check_depth(event, position, provider)
+                    yield from step(event)
+                    if done is not None and done():
+                        break
+                else:
+                    finished = True
+            else:
+                for position, event in enumerate(rest):
+                    value = fast(event)
+                    if value is not None:  # the fast path
+                        yield build(Chunk, value)
+                        continue
+                    check_depth(event, position, provider)
+                    yield from step(event)
+                    if done is not None and done():
+                        break
+                else:
+                    finished = True
+            break
+        else:
+            finished = True
+        if end is not None:
+            yield from end()
+    except Exception as error:
+        replacement = None if errors is None else errors(error)
+        if replacement is None:
+            raise
+        raise replacement from None
+    finally:
+        if not finished:
+            close_source(source, iterator)
+
+
+async def _adrive(
+    source: AsyncIterable[Any],
+    provider: str,
+    fast: Callable[[Any], Any],
+    step: Callable[[Any], Chunks],
+    build: Build | None,
+    end: Callable[[], Chunks] | None,
+    done: Callable[[], bool] | None,
+    errors: Callable[[Exception], Exception | None] | None,
+) -> AsyncGenerator[AssistantMessageChunk, None]:
+    """The async loop: :func:`_drive`'s, each item awaited by ``async for``."""
+    iterator = aiter(source)
+    finished = False
+    try:
+        first = await anext(iterator, _END)
+        if first is _END:
+            finished = True
+        elif is_body(first):
+            parser = SSEParser(provider=provider)
+            progress = _Progress()
+            for chunk in _parsed(parser.feed(first), progress, provider, fast, step, build, done):
+                yield chunk
+            if not (progress.stopped or parser.done):
+                async for piece in iterator:
+                    for chunk in _parsed(
+                        parser.feed(piece), progress, provider, fast, step, build, done
+                    ):
+                        yield chunk
+                    if progress.stopped or parser.done:
+                        break
+                else:
+                    finished = True
+                    for chunk in _parsed(parser.end(), progress, provider, fast, step, build, done):
+                        yield chunk
+        else:
+            for chunk in _first(first, provider, fast, step, build):
+                yield chunk
+            if done is None or not done():
+                position = 0
+                async for event in iterator:
+                    position += 1
+                    value = fast(event)
+                    if value is not None:  # the fast path
+                        yield value if build is None else build(Chunk, value)
+                        continue
+                    check_depth(event, position, provider)
+                    for chunk in step(event):
+                        yield chunk
+                    if done is not None and done():
+                        break
+                else:
+                    finished = True
+        if end is not None:
+            for chunk in end():
+                yield chunk
+    except Exception as error:
+        replacement = None if errors is None else errors(error)
+        if replacement is None:
+            raise
+        raise replacement from None
+    finally:
+        if not finished:
+            await _aclose_source(source, iterator)
+
+
+class _Progress:
+    """How far a raw body was read: events parsed, and whether the codec said done."""
+
+    __slots__ = ("position", "stopped")
+
+    def __init__(self) -> None:
+        self.position = 0
+        self.stopped = False
+
+
+def _parsed(
+    events: list[Any],
+    progress: _Progress,
+    provider: str,
+    fast: Callable[[Any], Any],
+    step: Callable[[Any], Chunks],
+    build: Build | None,
+    done: Callable[[], bool] | None,
+) -> Iterator[AssistantMessageChunk]:
+    """The chunks of the events parsed from one piece of a raw body (each checked)."""
+    for event in events:
+        check_depth(event, progress.position, provider)
+        progress.position += 1
+        value = fast(event)
+        if value is not None:
+            yield value if build is None else build(Chunk, value)
+            continue
+        yield from step(event)
+        if done is not None and done():
+            progress.stopped = True
+            return
+
+
+def _first(
+    event: Any,
+    provider: str,
+    fast: Callable[[Any], Any],
+    step: Callable[[Any], Chunks],
+    build: Build | None,
+) -> Chunks:
+    """The chunks of the first event of a stream of events."""
+    value = fast(event)
+    if value is not None:
+        return (value if build is None else build(Chunk, value),)
+    check_depth(event, 0, provider)
+    return step(event)
+
+
+_END: Any = object()  # next's / anext's default: the source has no more items
+
+
+def close_source(source: object, iterator: object = None) -> None:
+    """Close a sync source the driver stops reading early: ``iterator``, then ``source``.
+
+    ``iterator`` is what ``iter(source)`` gave, closed first when it is another
+    object (an SDK stream's ``__iter__`` generator); objects without ``close`` are
+    left alone (a list).
+    """
+    for target in (iterator, source) if iterator is not source else (source,):
+        close = getattr(target, "close", None)
+        if callable(close):
+            close()
+
+
+async def _aclose_source(source: object, iterator: object) -> None:
+    """Close an async source: ``aclose()``, else ``close()`` (awaited if it must be)."""
+    for target in (iterator, source) if iterator is not source else (source,):
+        close = getattr(target, "aclose", None)
+        if not callable(close):
+            close = getattr(target, "close", None)
+        if callable(close):
+            result = close()
+            if inspect.isawaitable(result):
+                await result
