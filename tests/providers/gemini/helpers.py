@@ -46,6 +46,23 @@ def camel(value: Any) -> Any:
     return value
 
 
+_REQUEST_USER_DATA = _USER_DATA | {"response_schema", "response_json_schema", "labels"}
+
+
+def snake_case(value: Any) -> Any:
+    """A REST camelCase request in the snake_case spelling ``encode`` writes (user data
+    left alone)."""
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            name = "".join(f"_{c.lower()}" if c.isupper() else c for c in key)
+            out[name] = item if name in _REQUEST_USER_DATA else snake_case(item)
+        return out
+    if isinstance(value, list):
+        return [snake_case(item) for item in value]
+    return value
+
+
 def blocks_of(message: Any) -> list[Any]:
     """A decoded message's content blocks (the content must be a list)."""
     assert isinstance(message.content, list), message.content

@@ -609,7 +609,7 @@ def test_tools_and_tool_choice_decode() -> None:
     assert (none and none.type, required and required.type) == ("none", "required")
 
 
-def test_server_tools_are_hosted_tool_definitions_and_tool_config_goes_to_metadata() -> None:
+def test_server_tools_are_hosted_tool_definitions_and_allowed_names_are_the_choice() -> None:
     payload = {
         "model": "gemini-2.5-flash",
         "contents": [user({"text": "hi"})],
@@ -628,17 +628,20 @@ def test_server_tools_are_hosted_tool_definitions_and_tool_config_goes_to_metada
         },
         {"name": "f", "parameters": {}, "extras": {"gemini": {"parameters_absent": True}}},
     ]
-    assert to_dict(conversation)["metadata"] == {
-        "gemini": {
-            "request": {"model": "gemini-2.5-flash"},
-            "tool_config": payload["tool_config"],
-        }
+    # the model is a setting; nothing of the request is left in metadata
+    assert to_dict(conversation)["settings"] == {"model": "gemini-2.5-flash"}
+    assert "metadata" not in to_dict(conversation)
+    # ANY with several allowed names: a call is required, among those names only
+    assert to_dict(conversation)["tool_choice"] == {
+        "type": "allowed",
+        "names": ["f", "g"],
+        "mode": "required",
     }
-    assert to_dict(conversation)["tool_choice"] == {"type": "required"}
-    # the hosted tool is sent back; the tool config the neutral choice cannot say is not
+    # the hosted tool and the whole tool config are sent back
     encoded = gemini.encode(conversation)
     assert encoded["tools"] == payload["tools"]
-    assert encoded["tool_config"] == {"function_calling_config": {"mode": "ANY"}}
+    assert encoded["tool_config"] == payload["tool_config"]
+    assert encoded == payload
 
 
 def test_hosted_tools_are_tool_definitions_named_after_their_field() -> None:
@@ -694,7 +697,21 @@ def test_generate_content_config_shape_and_single_content() -> None:
         "tools": [
             {"name": "f", "parameters": {}, "extras": {"gemini": {"parameters_absent": True}}}
         ],
-        "metadata": {"gemini": {"config": {"temperature": 0.2}}},
+        # the temperature is a setting; the config form is remembered (by what of it
+        # no setting says: nothing), so that encode gives the config form back
+        "settings": {"temperature": 0.2},
+        "extras": {"gemini": {"config": {}}},
+    }
+    assert gemini.encode(conversation) == {
+        "contents": [
+            {"role": "user", "parts": [{"text": "hello"}]},
+            {"role": "model", "parts": [{"text": "hi"}]},
+        ],
+        "config": {
+            "system_instruction": {"parts": [{"text": "Be brief."}]},
+            "tools": [{"function_declarations": [{"name": "f"}]}],
+            "temperature": 0.2,
+        },
     }
     single = gemini.decode_messages({"role": "user", "parts": [{"text": "one"}]})
     assert [to_dict(m) for m in single] == [{"role": "user", "content": "one"}]
@@ -875,3 +892,45 @@ def test_function_role_contents_decode_as_user_turns() -> None:
         "extras": {"gemini": {"role": "function"}},
     }
     assert gemini.encode(messages, check=False) == payload
+
+
+@pytest.mark.parametrize("form", ["urlsafe", "urlsafe_unpadded", "unpadded"])
+def test_url_safe_or_unpadded_inline_data_is_standard_base64_and_goes_back_as_it_came(
+    form: str,
+) -> None:
+    raw = bytes(range(250, 256)) * 3 + b"%PDF"  # bytes that need '+' and '/' in base64
+    standard = base64.b64encode(raw).decode("ascii")
+    data = base64.urlsafe_b64encode(raw).decode("ascii") if "urlsafe" in form else standard
+    if form.endswith("unpadded"):
+        data = data.rstrip("=")
+    assert data != standard
+    inline = {"inline_data": {"mime_type": "application/pdf", "data": data}}
+    payload = {
+        "contents": [
+            user({"text": "read"}, copy.deepcopy(inline)),
+            model(fc("get", {}, "c")),
+            user(
+                {"function_response": {"name": "get", "id": "c", "response": {}, "parts": [inline]}}
+            ),
+        ],
+    }
+    conversation = gemini.decode_conversation(payload)
+    blocks = [
+        block
+        for message in conversation.messages
+        if isinstance(message.content, list)
+        for block in message.content
+        if block.type == "file"
+    ]
+    # the neutral block holds standard base64 (schemas: Base64Data), which every format
+    # takes; the way it came is kept for Gemini
+    assert [(b.base64, (b.extras or {})["gemini"]) for b in blocks] == [
+        (standard, {"base64url": form})
+    ] * 2
+    assert base64.b64decode(blocks[0].base64, validate=True) == raw
+    encoded = gemini.encode(conversation)
+    validate_request("gemini", encoded)
+    assert encoded == payload
+    # the API reads both alphabets into the same bytes (google-genai reads JSON so too)
+    part = types.Part.model_validate_json(json.dumps(inline))
+    assert part.inline_data is not None and part.inline_data.data == raw

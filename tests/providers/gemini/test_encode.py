@@ -691,7 +691,9 @@ CHECKS: dict[str, tuple[Any, list[tuple[str, str]]]] = {
         [{"role": "user", "content": "q"}, {"role": "tool", "tool_call_id": "zz", "content": "x"}],
         [("/messages/1/tool_call_id", "orphan_tool_result")],
     ),
-    "call_turn_first_and_after_model": (
+    # model contents in a row are one turn (the API takes them, HTTP 200): the call in
+    # the second one follows the function responses before the first, message 4 is fine
+    "call_turn_first_and_model_contents_in_a_row": (
         [
             {"role": "system", "content": "s"},
             {"role": "assistant", "tool_calls": [{"id": "c", "name": "f", "arguments": {}}]},
@@ -700,7 +702,15 @@ CHECKS: dict[str, tuple[Any, list[tuple[str, str]]]] = {
             {"role": "assistant", "tool_calls": [{"id": "d", "name": "f", "arguments": {}}]},
             {"role": "tool", "tool_call_id": "d", "content": "x"},
         ],
-        [("/messages/1/tool_calls/0", "turn_order"), ("/messages/4/tool_calls/0", "turn_order")],
+        [("/messages/1/tool_calls/0", "turn_order")],
+    ),
+    "call_turn_after_model_contents_that_come_first": (
+        [
+            {"role": "assistant", "content": "a"},
+            {"role": "assistant", "tool_calls": [{"id": "d", "name": "f", "arguments": {}}]},
+            {"role": "tool", "tool_call_id": "d", "content": "x"},
+        ],
+        [("/messages/1/tool_calls/0", "turn_order")],
     ),
     "empty_contents": (
         [{"role": "user", "content": ""}, {"role": "assistant"}],

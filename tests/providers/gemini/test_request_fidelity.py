@@ -63,10 +63,6 @@ def _cases() -> list[Any]:
     cases = []
     for mode in types.FunctionCallingConfigMode:
         for names in NAMES:
-            if mode is types.FunctionCallingConfigMode.ANY and names == ["f", "g"]:
-                # kept lossy on purpose by test_decode.py
-                # (test_server_tools_are_hosted_tool_definitions_and_tool_config_goes_to_metadata)
-                continue
             for stream in (None, True):
                 cases.append(pytest.param(mode, names, stream, id=f"{mode.value}-{names}-{stream}"))
     return cases

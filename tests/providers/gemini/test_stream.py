@@ -12,6 +12,7 @@ import contextlib
 import copy
 import itertools
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -70,6 +71,7 @@ def complete(events: list[dict[str, Any]]) -> dict[str, Any]:
     parts: list[dict[str, Any]] = []
     run_open = False
     citations: list[Any] = []
+    streamed: dict[str, Any] | None = None  # the call whose partialArgs are arriving
     for event in events:
         for key, value in event.items():
             if key in ("responseId", "modelVersion"):
@@ -81,6 +83,30 @@ def complete(events: list[dict[str, Any]]) -> dict[str, Any]:
             continue
         candidate = candidate if candidate is not None else {}
         for part in first.get("content", {}).get("parts", []):
+            call = part.get("functionCall")
+            if streamed is not None:
+                if isinstance(call, dict) and "name" not in call and "args" not in call:
+                    for key, value in part.items():
+                        if key != "functionCall":
+                            streamed.setdefault(key, value)
+                    streamed_args(streamed["functionCall"]["args"], call.get("partialArgs", []))
+                    if call.get("willContinue") is not True:
+                        streamed = None
+                    continue
+                streamed = None
+            if (
+                isinstance(call, dict)
+                and "args" not in call
+                and (call.get("willContinue") is True or "partialArgs" in call)
+            ):
+                whole = {k: v for k, v in call.items() if k not in ("partialArgs", "willContinue")}
+                streamed = {**part, "functionCall": {**whole, "args": {}}}
+                parts.append(streamed)
+                run_open = False
+                streamed_args(streamed["functionCall"]["args"], call.get("partialArgs", []))
+                if call.get("willContinue") is not True:
+                    streamed = None
+                continue
             if "text" in part:
                 signed = "thoughtSignature" in part
                 if not part["text"] and not signed:
@@ -94,6 +120,8 @@ def complete(events: list[dict[str, Any]]) -> dict[str, Any]:
             else:
                 parts.append(copy.deepcopy(part))
                 run_open = False
+        if "finishReason" in first:
+            streamed = None
         for key, value in first.items():
             if key == "content":
                 continue
@@ -104,6 +132,46 @@ def complete(events: list[dict[str, Any]]) -> dict[str, Any]:
     if candidate is not None:
         response["candidates"] = [{**candidate, "content": {"role": "model", "parts": parts}}]
     return response
+
+
+def streamed_args(args: dict[str, Any], pieces: list[dict[str, Any]]) -> None:
+    """Apply ``partialArgs`` to a call's arguments: each sets the value at its JSON
+    path; a string whose previous piece said ``willContinue`` is continued."""
+    for piece in pieces:
+        path: list[Any] = []
+        for name, index, quoted in re.findall(
+            r"\.(\w+)|\[(\d+)\]|\['((?:[^'\\]|\\.)*)'\]", piece["jsonPath"]
+        ):
+            if index:
+                path.append(int(index))
+            else:
+                path.append(name or re.sub(r"\\(.)", r"\1", quoted))
+        target: Any = args
+        for step, following in itertools.pairwise(path):
+            fresh: Any = {} if isinstance(following, str) else []
+            if isinstance(target, dict):
+                target = target.setdefault(step, fresh)
+            else:
+                if step == len(target):
+                    target.append(fresh)
+                target = target[step]
+        leaf = path[-1]
+        if "stringValue" in piece:
+            value: Any = piece["stringValue"]
+        elif "numberValue" in piece:
+            value = piece["numberValue"]
+        elif "boolValue" in piece:
+            value = piece["boolValue"]
+        else:
+            value = None
+        if isinstance(target, list) and leaf == len(target):
+            target.append(value)
+        elif isinstance(value, str) and isinstance(
+            target.get(leaf) if isinstance(target, dict) else target[leaf], str
+        ):
+            target[leaf] += value  # pieces of one string (the first set it)
+        else:
+            target[leaf] = value
 
 
 def expected(events: list[dict[str, Any]]) -> dict[str, Any]:
@@ -576,6 +644,158 @@ def test_random_streams_assemble_to_decode_response(
         body = sse(events, ascii=data.draw(st.booleans()))
         positions = data.draw(st.lists(st.integers(0, len(body)), max_size=6))
         check_stream(events, cut(body, positions))
+
+
+# ---------------------------------------------------------- streamed call arguments
+
+_KEY = st.text(alphabet="abcxyz_Ω. '", min_size=1, max_size=4)
+_LEAF = st.one_of(
+    st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=6),
+    st.integers(-3, 3),
+    st.floats(allow_nan=False, allow_infinity=False, width=32),
+    st.booleans(),
+    st.none(),
+)
+_VALUE = st.recursive(
+    _LEAF,
+    lambda inner: st.one_of(
+        st.lists(inner, min_size=1, max_size=3),
+        st.dictionaries(_KEY, inner, min_size=1, max_size=3),
+    ),
+    max_leaves=6,
+)
+
+
+def _path_text(path: list[str | int]) -> str:
+    out = "$"
+    for step in path:
+        if isinstance(step, int):
+            out += f"[{step}]"
+        elif re.fullmatch(r"[A-Za-z_]\w*", step):
+            out += "." + step
+        else:
+            out += "['" + step.replace("\\", "\\\\").replace("'", "\\'") + "']"
+    return out
+
+
+def _leaves(value: Any, path: list[str | int]) -> Iterator[tuple[list[str | int], Any]]:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _leaves(item, [*path, key])
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _leaves(item, [*path, index])
+    else:
+        yield path, value
+
+
+@st.composite
+def _streamed_call(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """The parts of one call whose arguments stream, as Gemini 3 sends them."""
+    args = draw(st.dictionaries(_KEY, _VALUE, max_size=3))
+    first: dict[str, Any] = {"name": draw(st.sampled_from(["f", "g"])), "willContinue": True}
+    if draw(st.booleans()):
+        first["id"] = draw(st.sampled_from(["c1", "c2"]))
+    head: dict[str, Any] = {"functionCall": first}
+    if draw(st.booleans()):
+        head["thoughtSignature"] = SIG_A
+    pieces: list[dict[str, Any]] = []
+    for path, value in _leaves(args, []):
+        where = _path_text(path)
+        if isinstance(value, str):
+            cuts = sorted(draw(st.lists(st.integers(0, len(value)), max_size=2)))
+            texts = [value[a:b] for a, b in zip([0, *cuts], [*cuts, len(value)], strict=True)]
+            if draw(st.booleans()):
+                texts.append("")  # the closing empty piece Gemini sends
+            for number, text in enumerate(texts):
+                piece = {"jsonPath": where, "stringValue": text}
+                if number < len(texts) - 1:
+                    piece["willContinue"] = True
+                pieces.append(piece)
+        elif isinstance(value, bool):
+            pieces.append({"jsonPath": where, "boolValue": value})
+        elif value is None:
+            pieces.append({"jsonPath": where, "nullValue": "NULL_VALUE"})
+        else:
+            pieces.append({"jsonPath": where, "numberValue": value})
+    parts = [head]
+    while pieces:
+        size = draw(st.integers(1, 3))
+        group, pieces = pieces[:size], pieces[size:]
+        parts.append({"functionCall": {"partialArgs": group, "willContinue": True}})
+        if draw(st.integers(0, 4)) == 0:
+            parts.append({"functionCall": {"willContinue": True}})
+    end = draw(st.sampled_from(["empty", "last_piece", "none"]))
+    if end == "empty":
+        parts.append({"functionCall": {}})
+    elif end == "last_piece" and len(parts) > 1:
+        del parts[-1]["functionCall"]["willContinue"]
+    return parts
+
+
+@st.composite
+def _call_stream(draw: st.DrawFn) -> list[dict[str, Any]]:
+    parts: list[dict[str, Any]] = []
+    if draw(st.booleans()):
+        parts.append({"text": "Let me check."})
+    for _ in range(draw(st.integers(1, 2))):
+        parts += draw(_streamed_call())
+    if draw(st.booleans()):
+        parts.append({"text": draw(st.sampled_from(["", "Done."]))})
+    response_id = draw(st.sampled_from([None, "resp-1"]))
+    events = []
+    while parts:
+        size = draw(st.integers(1, 3))
+        group, parts = parts[:size], parts[size:]
+        event: dict[str, Any] = {"candidates": [{"content": {"role": "model", "parts": group}}]}
+        if response_id is not None:
+            event["responseId"] = response_id
+        events.append(event)
+    # the response ends (cut off inside a call: test_a_stream_cut_off_inside_a_streamed_call)
+    events[-1]["candidates"][0]["finishReason"] = "STOP"
+    return events
+
+
+@settings(max_examples=80, deadline=None)
+@given(events=_call_stream(), data=st.data())
+def test_streamed_call_arguments_assemble_to_decode_response(
+    events: list[dict[str, Any]], data: st.DataObject
+) -> None:
+    chunks, want = check_stream(events)
+    body = sse(events, ascii=data.draw(st.booleans()))
+    positions = data.draw(st.lists(st.integers(0, len(body)), max_size=4))
+    check_stream(events, cut(body, positions))
+    # the arguments arrive piece by piece: the fragments of a call with arguments are
+    # more than its first and its last
+    for call in want.get("tool_calls", []):
+        fragments = [f for c in chunks for f in c.tool_call_chunks if f.index == call.get("index")]
+        assert fragments[0].name == call["name"]
+        assert fragments[-1].extras == call.get("extras")
+        if call["arguments"]:
+            assert len(fragments) >= 3
+
+
+def test_a_stream_cut_off_inside_a_streamed_call_keeps_what_arrived() -> None:
+    def event(call: dict[str, Any], **more: Any) -> dict[str, Any]:
+        parts = [{"functionCall": call}]
+        return {"candidates": [{"content": {"role": "model", "parts": parts}}], **more}
+
+    pieces = {"partialArgs": [{"jsonPath": "$.city", "stringValue": "Os", "willContinue": True}]}
+    # with a response id, the call's id is known from its first piece
+    events = [
+        event({"name": "f", "willContinue": True}, responseId="r1"),
+        event({**pieces, "willContinue": True}, responseId="r1"),
+    ]
+    message = merge_chunks(list(gemini.decode_stream(events))).to_message()
+    assert message.tool_calls == []
+    [invalid] = message.invalid_tool_calls
+    assert (invalid.id, invalid.name, invalid.arguments) == ("gemini_call_r1_0", "f", '{"city":"Os')
+    # the rest of the call, had it come, completes the same fragments
+    rest = event({"partialArgs": [{"jsonPath": "$.city", "stringValue": "lo"}]}, responseId="r1")
+    whole = merge_chunks(list(gemini.decode_stream([*events, rest]))).to_message()
+    assert [(c.id, c.arguments) for c in whole.tool_calls] == [
+        ("gemini_call_r1_0", {"city": "Oslo"})
+    ]
 
 
 # ------------------------------------------------------------------ errors and noise

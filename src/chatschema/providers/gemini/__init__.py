@@ -4,11 +4,15 @@ Follows the Gemini API reference (ai.google.dev/api/generate-content) and its
 guides (function calling, thinking and thought signatures, file input); the
 mapping, rule by rule, is in ``docs/providers/gemini.md``.
 
-``encode`` returns the keyword arguments the official client takes for a request's
-conversation part, with google-genai's snake_case field names::
+``encode`` returns a request with google-genai's snake_case field names::
 
-    {"system_instruction"?: Content, "contents": [Content],
-     "tools"?: [Tool], "tool_config"?: ToolConfig}
+    {"model"?: str, "system_instruction"?: Content, "contents": [Content],
+     "tools"?: [Tool], "tool_config"?: ToolConfig,
+     "generation_config"?: GenerationConfig, "safety_settings"? ...}
+
+(or google-genai's ``{"model"?, "contents", "config"}`` for a conversation decoded
+from that form). ``Conversation.settings`` maps to ``generation_config`` and
+``model``; every other request key is kept in ``Conversation.extras["gemini"]``.
 
 Decoders read that shape, the REST camelCase one (``functionCall``,
 ``thoughtSignature`` ...) and google-genai SDK objects alike; bytes fields of SDK
@@ -29,7 +33,8 @@ The points that matter most:
   without an id are matched to calls by order and name.
 - ``decode_stream`` turns ``streamGenerateContent`` events into chunks that
   assemble to ``decode_response`` of the complete response the stream stands for
-  (the equivalence is defined in the docs page, *Streaming*).
+  (the equivalence is defined in the docs page, *Streaming*), function calls whose
+  arguments stream (``partial_args``) included.
 - Tools other than function declarations (``google_search``, ``code_execution``
   ...) are ``ToolDefinition``s with ``provider="gemini"``, named after their field,
   and are sent back in their ``Tool`` objects; other formats' hosted tools go
@@ -38,6 +43,7 @@ The points that matter most:
 
 Files: ``wire.py`` (wire tables, snake_case reading), ``encode.py`` (``encode``
 and ``check``), ``fast.py`` (the encoder's walk for the common shapes),
+``settings.py`` (request settings),
 ``decode.py`` (histories and responses), ``blocks.py`` (the part
 readers histories, responses and streams share), ``usage.py`` (usage metadata),
 ``stream.py`` (``decode_stream``).

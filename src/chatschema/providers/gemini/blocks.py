@@ -30,6 +30,7 @@ from pydantic import ValidationError as PydanticValidationError
 from chatschema.errors import ConversionError
 from chatschema.providers._common import set_extras
 from chatschema.providers.gemini.wire import (
+    BASE64URL,
     BLOCK_TYPES,
     DATA_FIELDS,
     EXTENSIONS,
@@ -264,7 +265,9 @@ def media_block(key: str, data: dict[str, Any], extras: dict[str, Any]) -> Conte
             if mime != "text/plain":
                 fields["mime_type"] = mime
         else:
-            fields["base64"] = payload
+            fields["base64"], alphabet = standard_base64(payload)
+            if alphabet is not None:
+                extras[BASE64URL] = alphabet
             fields["mime_type"] = mime
     else:
         uri = data.get("file_uri")
@@ -289,6 +292,30 @@ def media_block(key: str, data: dict[str, Any], extras: dict[str, Any]) -> Conte
         extras[key] = rest
     set_extras(fields, NAME, extras)
     return cast(ContentBlock, BLOCK_TYPES[kind](**fields))
+
+
+_FROM_URLSAFE = str.maketrans("-_", "+/")
+
+
+def standard_base64(data: str) -> tuple[str, str | None]:
+    """Inline data as the standard base64 the neutral model holds, and how it came.
+
+    The API takes URL-safe base64 too (proto JSON bytes, HTTP 200; pydantic-ai sends
+    it), and so does base64 without its padding: such data is made standard, and the
+    second item says how to give it back (``"urlsafe"``, ``"urlsafe_unpadded"`` or
+    ``"unpadded"``); None for data that is standard base64 already, or that is no
+    base64 of either kind.
+    """
+    urlsafe = "-" in data or "_" in data
+    if urlsafe and ("+" in data or "/" in data):
+        return data, None  # both alphabets: not base64, kept as it is
+    padding = -len(data) % 4
+    if not urlsafe and not padding:
+        return data, None
+    if padding == 3 or "=" in (data.rstrip("=") if not padding else data):
+        return data, None  # no base64 length, or "=" where it cannot be
+    how = ("urlsafe" if urlsafe else "") + ("_unpadded" if padding else "")
+    return data.translate(_FROM_URLSAFE) + "=" * padding, how.lstrip("_")
 
 
 def message_content(blocks: list[ContentBlock]) -> str | list[ContentBlock]:

@@ -8,10 +8,11 @@ usage in ``usage.py``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from chatschema_models.content import ContentBlock, TextBlock
-from chatschema_models.conversation import Conversation
+from chatschema_models.conversation import Conversation, GenerationSettings
 from chatschema_models.message import (
     AssistantMessage,
     Message,
@@ -20,6 +21,7 @@ from chatschema_models.message import (
     UserMessage,
 )
 from chatschema_models.tool import (
+    AllowedToolsChoice,
     AutoToolChoice,
     NamedToolChoice,
     NoneToolChoice,
@@ -28,9 +30,10 @@ from chatschema_models.tool import (
     ToolChoice,
     ToolDefinition,
 )
+from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
-from chatschema.providers._common import decoder, extras_of, guarded, set_extras
+from chatschema.providers._common import decoder, extras_of, guarded, loads, set_extras
 from chatschema.providers.gemini.blocks import (
     Call,
     PartReader,
@@ -41,6 +44,7 @@ from chatschema.providers.gemini.blocks import (
     split,
 )
 from chatschema.providers.gemini.encode import tool_objects
+from chatschema.providers.gemini.settings import read_request
 from chatschema.providers.gemini.usage import usage_of
 from chatschema.providers.gemini.wire import (
     DATA_FIELDS,
@@ -48,9 +52,10 @@ from chatschema.providers.gemini.wire import (
     MISSING,
     NAME,
     READ,
-    REQUEST_KEYS,
     SDK_ONLY,
+    TOOLS_OBJECT,
     load,
+    plain,
     tool_output,
     tool_response,
 )
@@ -63,44 +68,46 @@ def decode_conversation(payload: Any) -> Conversation:
     """A Gemini request (what :func:`encode` returns) as a neutral conversation.
 
     Args:
-        payload: ``{"contents", "system_instruction"?, "tools"?, "tool_config"?}``
-            with snake_case or REST camelCase keys (a ``config`` object with the
-            last three, as ``generate_content`` takes them, works too), a bare list
-            of contents, one content, JSON text, or google-genai SDK objects.
+        payload: a ``generateContent`` request (``{"contents", "system_instruction"?,
+            "tools"?, "tool_config"?, "generation_config"?, "model"?, ...}``) with
+            snake_case or REST camelCase keys, google-genai's
+            ``{"model"?, "contents", "config"}`` form, a bare list of contents, one
+            content, JSON text, or google-genai SDK objects.
 
     Returns:
-        The conversation. Tools other than function declarations (Google Search,
-        code execution ...) are tool definitions with ``provider="gemini"``, sent
-        back only to Gemini. Tool settings the neutral tool choice cannot say are
-        kept in ``metadata["gemini"]["tool_config"]``; they are not sent again
-        (metadata never is).
+        The conversation. ``generation_config`` (or ``config``) and ``model`` give
+        ``settings`` (``docs/providers/gemini.md``, *Request settings*). Every other
+        request key, and what of ``generation_config`` and ``tool_config`` the
+        settings and the tool choice do not say, is kept in
+        ``extras["gemini"]`` under its snake_case wire key and sent back by
+        :func:`encode`; nothing of the request is ignored. Tools other than function
+        declarations (Google Search, code execution ...) are tool definitions with
+        ``provider="gemini"``, sent back only to Gemini.
 
     Raises:
         ConversionError: for a payload that is not a Gemini conversation, naming the
             content and part concerned.
     """
-    data = load(payload)
-    extra: dict[str, Any] = {}
-    if isinstance(data, list):
-        request: dict[str, Any] = {"contents": data}
-    elif isinstance(data, dict) and "contents" in data:
-        request = dict(data)
-        config = request.pop("config", None)
-        if config is not None:
-            for key, value in READ.object(config, "config").items():
-                if key in REQUEST_KEYS:
-                    request.setdefault(key, value)
-                else:
-                    extra.setdefault("config", {})[key] = value
-    elif isinstance(data, dict) and (
-        "parts" in data or "role" in data or DATA_FIELDS.intersection(data)
-    ):
-        request = {"contents": [data]}
+    if isinstance(payload, (str, bytes, bytearray)):
+        payload = loads(payload, NAME)
+    if isinstance(payload, BaseModel):
+        payload = plain(payload)
+    kept: dict[str, Any] = {}
+    settings: dict[str, Any] = {}
+    if isinstance(payload, Mapping) and "contents" in payload:
+        request, settings, kept = read_request(payload)
+        if "contents" not in request:
+            READ.fail("expected {'contents': [...]} or a list of contents")
     else:
-        READ.fail("expected {'contents': [...]} or a list of contents")
-    for key in list(request):
-        if key not in REQUEST_KEYS:
-            extra.setdefault("request", {})[key] = request.pop(key)
+        data = plain(payload)
+        if isinstance(data, list):
+            request = {"contents": data}
+        elif isinstance(data, dict) and (
+            "parts" in data or "role" in data or DATA_FIELDS.intersection(data)
+        ):
+            request = {"contents": [data]}
+        else:
+            READ.fail("expected {'contents': [...]} or a list of contents")
 
     history = _Decoder()
     history.empty_text = True
@@ -109,20 +116,24 @@ def decode_conversation(payload: Any) -> Conversation:
     history.contents(READ.list(request["contents"], "contents"))
     fields: dict[str, Any] = {"messages": history.messages}
     if "tools" in request:
-        definitions = _tools(request["tools"])
+        tools = request["tools"]
+        if isinstance(tools, dict):  # one Tool where the API takes a list (HTTP 200)
+            tools = [tools]
+            kept[TOOLS_OBJECT] = True
+        definitions = _tools(tools)
         if definitions:
             fields["tools"] = definitions
     if "tool_config" in request:
-        choice, exact = _tool_choice(request["tool_config"])
+        choice = _tool_choice(request["tool_config"])
         if choice is not None:
             fields["tool_choice"] = choice
-        if not exact:
-            extra["tool_config"] = request["tool_config"]
-        kept = _unmapped_tool_config(request["tool_config"], choice)
-        if kept:
-            fields["extras"] = {NAME: {"tool_config": kept}}
-    if extra:
-        fields["metadata"] = {NAME: extra}
+        rest = _unmapped_tool_config(request["tool_config"], choice)
+        if rest:
+            kept["tool_config"] = rest
+    if settings:
+        fields["settings"] = GenerationSettings(**settings)
+    if kept:
+        fields["extras"] = {NAME: kept}
     return Conversation(**fields)
 
 
@@ -218,6 +229,7 @@ class _Decoder(PartReader):
     def __init__(self) -> None:
         super().__init__()
         self.messages: list[Message] = []
+        self.after_model = False  # the content before was a model content
 
     def contents(self, contents: list[Any]) -> None:
         """Read a request's contents, in order."""
@@ -231,27 +243,43 @@ class _Decoder(PartReader):
         """Read one content: a model turn, or a user turn (text and function responses)."""
         if isinstance(content, str):
             self.messages.append(UserMessage(content=content))
+            self.after_model = False
             return
         content = as_content(READ.object(content, "a content", index))
         role = content.get("role", "user")
         parts = READ.list(content.get("parts", []), "parts", index)
         if role == "model":
-            self.messages.append(AssistantMessage(**self.model_turn(parts, index, str(index))))
-        elif role in ("user", "function"):
+            # consecutive model contents are one turn: the function responses after
+            # them answer the calls of any of them (the API takes it, HTTP 200)
+            fields = self.model_turn(parts, index, str(index), new_turn=not self.after_model)
+            self.messages.append(AssistantMessage(**fields))
+            self.after_model = True
+            return
+        self.after_model = False
+        if role in ("user", "function"):
             self.user_turn(parts, index, None if role == "user" else role)
         else:
             READ.fail(f"unknown role {shown(role)} (Gemini has 'user' and 'model')", index)
 
     def model_turn(
-        self, parts: list[Any], index: int, scope: Scope | str, *, positions: bool = False
+        self,
+        parts: list[Any],
+        index: int,
+        scope: Scope | str,
+        *,
+        positions: bool = False,
+        new_turn: bool = True,
     ) -> dict[str, Any]:
         """Keyword arguments of the AssistantMessage for a model content's parts.
 
         ``positions``: every call keeps its part position in ``ToolCall.index`` (a
         response, as its stream numbers calls); otherwise only calls interleaved
-        with other parts do (a history).
+        with other parts do (a history). ``new_turn``: the calls of the model
+        contents before are no longer waiting (not so right after another model
+        content).
         """
-        self.start_turn()
+        if new_turn:
+            self.start_turn()
         blocks: list[ContentBlock] = []
         calls: list[dict[str, Any]] = []
         for position, part in enumerate(parts):
@@ -470,30 +498,38 @@ def _declarations(value: Any) -> list[dict[str, Any]]:
     return definitions
 
 
-def _tool_choice(value: Any) -> tuple[ToolChoice | None, bool]:
-    """The neutral tool choice of a tool_config, and whether it says all of it."""
+def _tool_choice(value: Any) -> ToolChoice | None:
+    """The neutral tool choice of a tool_config (None: it has no mode one stands for).
+
+    Function calling, FunctionCallingConfig: ``ANY`` with one allowed name is a named
+    choice, with more an allowed-tools choice that requires a call; ``VALIDATED``
+    with names is an allowed-tools choice the model may answer without (the mode,
+    which also checks calls against their schemas, is how Gemini says it). ``AUTO``
+    takes no names (the API refuses them): they stay in extras with the rest.
+    """
     config = READ.object(value, "tool_config")
     calling = config.get("function_calling_config")
     if not isinstance(calling, dict):
-        return None, False
+        return None
     mode = calling.get("mode")
     names = calling.get("allowed_function_names")
-    exact = set(config) == {"function_calling_config"} and set(calling) <= {
-        "mode",
-        "allowed_function_names",
-    }
-    choice: ToolChoice | None
+    if names is not None and not (
+        isinstance(names, list) and all(isinstance(n, str) and n for n in names)
+    ):
+        READ.fail("function_calling_config.allowed_function_names must be a list of names")
     if mode == "NONE":
-        choice, exact = NoneToolChoice(), exact and not names
-    elif mode == "ANY" and isinstance(names, list) and len(names) == 1:
-        choice = NamedToolChoice(name=names[0])
-    elif mode == "ANY":
-        choice, exact = RequiredToolChoice(), exact and not names
-    elif mode in ("AUTO", "VALIDATED"):  # VALIDATED: auto, calls checked against schemas
-        choice, exact = AutoToolChoice(), exact and mode == "AUTO" and not names
-    else:
-        choice, exact = None, False
-    return choice, exact
+        return NoneToolChoice()
+    if mode == "ANY" and names and len(names) == 1:
+        return NamedToolChoice(name=names[0])
+    if mode == "ANY" and names:
+        return AllowedToolsChoice(names=list(names), mode="required")
+    if mode == "ANY":
+        return RequiredToolChoice()
+    if mode == "VALIDATED" and names:
+        return AllowedToolsChoice(names=list(names), mode="auto")
+    if mode in ("AUTO", "VALIDATED"):  # VALIDATED: auto, calls checked against schemas
+        return AutoToolChoice()
+    return None
 
 
 def _unmapped_tool_config(config: dict[str, Any], choice: ToolChoice | None) -> dict[str, Any]:
@@ -502,8 +538,8 @@ def _unmapped_tool_config(config: dict[str, Any], choice: ToolChoice | None) -> 
     Every key but ``function_calling_config`` (``include_server_side_tool_invocations``,
     ``retrieval_config`` ...), the keys of ``function_calling_config`` other than
     ``mode`` (``stream_function_call_arguments``, ``allowed_function_names`` beside a
-    mode other than ``ANY`` ...), and a mode the choice does not send (``VALIDATED``).
-    Without a choice (``MODE_UNSPECIFIED``, no mode) the whole
+    mode that takes none ...), and a mode the choice does not send (``VALIDATED``
+    without names). Without a choice (``MODE_UNSPECIFIED``, no mode) the whole
     ``function_calling_config`` is kept.
     """
     kept = {key: value for key, value in config.items() if key != "function_calling_config"}
@@ -513,12 +549,12 @@ def _unmapped_tool_config(config: dict[str, Any], choice: ToolChoice | None) -> 
     if choice is None or not isinstance(calling, dict):
         kept["function_calling_config"] = calling
         return kept
-    names = choice.type in ("tool", "required")  # ANY: the names are the choice's
+    names = choice.type in ("tool", "required", "allowed")  # the names are the choice's
     mapped = ("mode", "allowed_function_names") if names else ("mode",)
     rest = {k: v for k, v in calling.items() if k not in mapped}
     mode = calling.get("mode")
-    if mode not in ("NONE", "ANY", "AUTO"):  # FunctionCallingConfigMode: VALIDATED
-        rest["mode"] = mode
+    if mode not in ("NONE", "ANY", "AUTO") and choice.type != "allowed":
+        rest["mode"] = mode  # FunctionCallingConfigMode: VALIDATED, which stands for AUTO
     if rest:
         kept["function_calling_config"] = rest
     return kept

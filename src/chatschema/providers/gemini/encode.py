@@ -21,7 +21,13 @@ from chatschema_models.message import (
     ToolMessage,
     UserMessage,
 )
-from chatschema_models.tool import NamedToolChoice, ToolCall, ToolChoice, ToolDefinition
+from chatschema_models.tool import (
+    AllowedToolsChoice,
+    NamedToolChoice,
+    ToolCall,
+    ToolChoice,
+    ToolDefinition,
+)
 from typing_extensions import Unpack
 
 from chatschema.errors import Problem
@@ -29,6 +35,7 @@ from chatschema.providers._common import (
     EncodeOptions,
     EncodePass,
     Options,
+    ToolPairing,
     application_tools,
     content_blocks,
     extras_of,
@@ -42,12 +49,13 @@ from chatschema.providers._common import (
     sendable_tools,
     to_conversation,
     tool_call_as_text,
-    tool_pairing_problems,
     tool_result_as_text,
     tools_as_text,
 )
-from chatschema.providers.gemini.fast import fast_contents
+from chatschema.providers.gemini.fast import adjacent, fast_contents
+from chatschema.providers.gemini.settings import unsupported, write_settings
 from chatschema.providers.gemini.wire import (
+    BASE64URL,
     BLOCK_TYPES,
     CONTROL_KEYS,
     DATA_FIELDS,
@@ -59,6 +67,7 @@ from chatschema.providers.gemini.wire import (
     NOT_ADJACENT,
     PDF_INLINE_LIMIT,
     READ,
+    TOOLS_OBJECT,
     file_uri,
     tool_output,
     tool_response,
@@ -77,10 +86,16 @@ def encode(messages: Any, **options: Unpack[EncodeOptions]) -> dict[str, Any]:
             form.
 
     Returns:
-        ``{"system_instruction"?, "contents", "tools"?, "tool_config"?}`` with
-        google-genai's snake_case field names, ready for
-        ``client.models.generate_content(model=..., contents=..., config=...)``
-        or a REST body.
+        ``{"model"?, "system_instruction"?, "contents", "tools"?, "tool_config"?,
+        "generation_config"?, ...}`` with google-genai's snake_case field names (a
+        REST body, the API takes both spellings), or, for a conversation decoded
+        from google-genai's ``config`` form, ``{"model"?, "contents", "config"}``:
+        the keyword arguments of ``client.models.generate_content``. The settings
+        and the request keys kept in ``extras["gemini"]`` are written back;
+        ``model`` only when ``settings.model`` is set, so that
+        ``generate_content(model=..., **encode(conversation))`` works for
+        conversations without settings (with settings, a caller's model goes in as
+        ``{**encode(conversation), "model": ...}``).
 
     Raises:
         ConversionError: with every structural problem when ``check`` is on.
@@ -98,7 +113,8 @@ def check(messages: Any, **options: Unpack[EncodeOptions]) -> list[Problem]:
     """Every structural problem that would make Gemini reject the conversation.
 
     Unanswered calls and orphan results (results must come in the user turn right
-    after the calls), function-call turns that do not follow a user turn, empty
+    after the calls; model contents in a row count as one turn), function-call
+    turns that do not follow a user turn, settings Gemini cannot say, empty
     contents, content the format cannot carry when the policy is ``"error"``
     (images without vision, other providers' server tools, foreign file ids),
     invalid function names and inline PDFs over 50 MB.
@@ -127,6 +143,7 @@ class _Encoder(EncodePass):
         self.content_index = 0  # index of the content being written
         self.string = options.content_format == "string"
         self.payload: dict[str, Any] = {}
+        self.contents: list[dict[str, Any]] = []  # the request's contents, as written
         # the fast walk, which tells whether the rules that only check have problems
         self.fast = FAST and options.native_tools and not self.string
         self.paired = True  # every call answered (else tool_pairing_problems has some)
@@ -146,7 +163,7 @@ class _Encoder(EncodePass):
             # adjacency is checked per content by the encoder: a user text may share the
             # user turn with the function responses
             if not (encoder.fast and encoder.paired):
-                encoder.problems += tool_pairing_problems(messages, adjacent=False, provider=NAME)
+                encoder.problems += _pairing_problems(messages, trailing=resolved.request)
             if not (encoder.fast and encoder.ordered):
                 encoder.problems += _turn_problems(messages)
             encoder.problems += foreign_tool_problems(conversation.tools, resolved)
@@ -186,6 +203,7 @@ class _Encoder(EncodePass):
         if system is not None and not system["parts"] and self.dropped:
             system = None  # drops left the instruction without parts: not sent
         contents: list[dict[str, Any]] = []
+        self.contents = contents
         empty: list[tuple[int, int]] = []  # (message, content) of contents begun empty
         if self.fast:
             fast_contents(self, messages, start, contents, empty)
@@ -221,11 +239,22 @@ class _Encoder(EncodePass):
             else:  # check: reported by run
                 tools = [tool for tool in given if not is_foreign_tool(tool, NAME)]
             if tools:
-                payload["tools"] = tool_objects(tools)
+                objects = tool_objects(tools)
+                single = extras_of(conversation, NAME).get(TOOLS_OBJECT) is True
+                # a request that sent one Tool object gets it back so
+                payload["tools"] = objects[0] if single and len(objects) == 1 else objects
             config = _tool_config(conversation)
             if config and (tools or not given):
                 # a tool choice goes only with tools, or where none were given
                 payload["tool_config"] = config
+            choice = conversation.tool_choice
+            if isinstance(choice, AllowedToolsChoice) and choice.parallel is False:
+                # FunctionCallingConfig has no switch for parallel calls
+                unsupported(
+                    self, "parallel", "gemini cannot forbid parallel calls", root="tool_choice"
+                )
+        if conversation.settings is not None or conversation.extras:
+            write_settings(self, conversation, payload)
         return payload
 
     def add(
@@ -403,7 +432,12 @@ class _Encoder(EncodePass):
         known = self.calls.get(message.tool_call_id)
         # Function calling: the function responses go in the user turn right after the
         # model turn that made the calls
-        if self.collect and known is not None and known[2] + 1 != self.content_index:
+        if (
+            self.collect
+            and known is not None
+            and known[2] + 1 != self.content_index
+            and not adjacent(self.contents, known[2], self.content_index)
+        ):
             self.problem(
                 pointer(index, "tool_call_id"),
                 "not_adjacent",
@@ -532,7 +566,13 @@ class _Encoder(EncodePass):
         data: dict[str, Any]
         key = "inline_data"
         if block.base64 is not None:
-            data = {"mime_type": block.mime_type, "data": block.base64}
+            encoded = block.base64
+            came = extras.get(BASE64URL)  # URL-safe or unpadded, it goes back so
+            if came in ("urlsafe", "urlsafe_unpadded"):
+                encoded = encoded.translate(_TO_URLSAFE)
+            if came in ("unpadded", "urlsafe_unpadded"):
+                encoded = encoded.rstrip("=")
+            data = {"mime_type": block.mime_type, "data": encoded}
         elif block.type == "text-plain" and block.text is not None:
             encoded = base64.b64encode(block.text.encode("utf-8")).decode("ascii")
             data = {"mime_type": block.mime_type or "text/plain", "data": encoded}
@@ -570,6 +610,9 @@ class _Encoder(EncodePass):
                 "inline PDFs are limited to 50 MB (use the Files API or a URL)",
             )
         return self.meta({key: data}, block)
+
+
+_TO_URLSAFE = str.maketrans("+/", "-_")
 
 
 def _merged(
@@ -684,9 +727,17 @@ def _tool_config(conversation: Conversation) -> dict[str, Any]:
 
 
 def _encode_tool_choice(choice: ToolChoice) -> dict[str, Any]:
-    """A tool choice as ``tool_config.function_calling_config``."""
+    """A tool choice as ``tool_config.function_calling_config``.
+
+    Function calling, FunctionCallingConfig: ``allowed_function_names`` goes with
+    ``ANY`` (a call is required) or ``VALIDATED`` (the model may also answer in
+    text); ``AUTO`` takes no names (the API refuses them).
+    """
     if isinstance(choice, NamedToolChoice):
         config: dict[str, Any] = {"mode": "ANY", "allowed_function_names": [choice.name]}
+    elif isinstance(choice, AllowedToolsChoice):
+        mode = "ANY" if choice.mode == "required" else "VALIDATED"
+        config = {"mode": mode, "allowed_function_names": list(choice.names)}
     else:
         config = {"mode": MODES[choice.type]}
     return {"function_calling_config": config}
@@ -705,17 +756,21 @@ def _turn_problems(messages: Sequence[Message]) -> list[Problem]:
     """A model turn with function calls must follow a user turn or function responses.
 
     Function calling (multi-turn): the API refuses a function call turn that comes
-    right after another model turn, or first.
+    first, or after model contents that do not follow a user turn; consecutive model
+    contents count as one turn (the API takes calls in the second, HTTP 200).
     """
     problems: list[Problem] = []
     previous: str | None = None
+    follows_user = False  # the model contents in a row so far follow a user turn
     leading = True
     for index, message in enumerate(messages):
         if leading and isinstance(message, SystemMessage):
             continue
         leading = False
         if isinstance(message, AssistantMessage):
-            if message.tool_calls and previous != "user":
+            if previous != "model":
+                follows_user = previous == "user"
+            if message.tool_calls and not follows_user:
                 problems.append(
                     Problem(
                         pointer(index, "tool_calls", 0),
@@ -728,6 +783,32 @@ def _turn_problems(messages: Sequence[Message]) -> list[Problem]:
         else:
             previous = "user"
     return problems
+
+
+def _pairing_problems(messages: Sequence[Message], *, trailing: bool) -> list[Problem]:
+    """Calls and results that do not pair up, as ``tool_pairing_problems`` finds them.
+
+    One difference: the calls of model contents in a row wait together, so that the
+    function responses after the last one answer the calls of any of them (the API
+    takes it, HTTP 200); a call is unanswered only when another model turn begins.
+    ``trailing``: calls still waiting at the end are problems (``request=False``: not).
+    """
+    pairing = ToolPairing(adjacent=False, provider=NAME, trailing=trailing)
+    previous_model = False
+    for index, message in enumerate(messages):
+        if isinstance(message, ToolMessage):
+            pairing.result(index, message.tool_call_id)
+            previous_model = False
+            continue
+        is_model = isinstance(message, AssistantMessage)
+        if is_model and previous_model:
+            assert isinstance(message, AssistantMessage)
+            for position, call in enumerate(message.tool_calls):
+                pairing.call(call.id, index, "tool_calls", position)
+        else:
+            pairing.message(index, message)
+        previous_model = is_model
+    return pairing.finish()
 
 
 def _tool_problems(tools: Sequence[ToolDefinition]) -> list[Problem]:

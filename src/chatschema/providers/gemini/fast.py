@@ -34,6 +34,20 @@ if TYPE_CHECKING:
     from chatschema.providers.gemini.encode import _Encoder
 
 
+def adjacent(contents: Sequence[dict[str, Any]], call_content: int, content: int) -> bool:
+    """Whether a function response in ``content`` is right after its call's turn.
+
+    The call's content, or a model content after it in the same run of model
+    contents, must be the one right before (Function calling, multi-turn: the API
+    takes the responses to the calls of model contents in a row, HTTP 200).
+    """
+    if call_content + 1 == content:
+        return True
+    if not call_content < content <= len(contents):
+        return False
+    return all(contents[i]["role"] == "model" for i in range(call_content, content))
+
+
 def fast_contents(
     encoder: _Encoder,
     messages: Sequence[Message],
@@ -123,7 +137,7 @@ def fast_contents(
                 join = after_tool and contents[-1]["role"] == "user"
                 if collect and known is not None:
                     number = len(contents) - 1 if join else len(contents)
-                    if known[2] + 1 != number:
+                    if known[2] + 1 != number and not adjacent(contents, known[2], number):
                         encoder.problem(
                             pointer(index, "tool_call_id"),
                             "not_adjacent",

@@ -2,14 +2,18 @@
 
 The chunks assemble to :func:`~chatschema.providers.gemini.decode_response` of the
 complete response the stream stands for (``docs/providers/gemini.md``,
-*Streaming*). Text parts arrive as deltas; every other part arrives whole.
+*Streaming*). Text parts arrive as deltas; a function call whose arguments stream
+(``partial_args``, Gemini 3) arrives in pieces that make one part; every other part
+arrives whole.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator
-from typing import Any
+import json
+import re
+from collections.abc import AsyncGenerator, AsyncIterable, Iterable, Iterator
+from typing import Any, overload
 
 from chatschema_models.chunk import AssistantMessageChunk
 from chatschema_models.content import ContentBlock, ReasoningBlock, TextBlock
@@ -20,7 +24,7 @@ from pydantic import ValidationError as PydanticValidationError
 from chatschema._wire import copy_model, trusted
 from chatschema.errors import ConversionError
 from chatschema.providers._common import merge_value
-from chatschema.providers._common.sse import check_depth, stream_events
+from chatschema.providers._common.drive import drive
 from chatschema.providers.gemini.blocks import PartReader, Scope, canonical, invalid, split, utf8
 from chatschema.providers.gemini.usage import usage_of
 from chatschema.providers.gemini.wire import (
@@ -35,7 +39,17 @@ from chatschema.providers.gemini.wire import (
 )
 
 
-def decode_stream(events: Iterable[Any]) -> Iterator[AssistantMessageChunk]:
+@overload
+def decode_stream(events: AsyncIterable[Any]) -> AsyncGenerator[AssistantMessageChunk, None]: ...
+
+
+@overload
+def decode_stream(events: Iterable[Any]) -> Iterator[AssistantMessageChunk]: ...
+
+
+def decode_stream(
+    events: Iterable[Any] | AsyncIterable[Any],
+) -> Iterator[AssistantMessageChunk] | AsyncGenerator[AssistantMessageChunk, None]:
     """The chunks of a ``streamGenerateContent`` stream, as its events arrive.
 
     Args:
@@ -43,7 +57,12 @@ def decode_stream(events: Iterable[Any]) -> Iterator[AssistantMessageChunk]:
             (camelCase), snake_case data, JSON text, google-genai
             ``GenerateContentResponse`` objects (as ``generate_content_stream``
             yields them), or the raw SSE body of ``?alt=sse`` as bytes or text
-            pieces cut anywhere.
+            pieces cut anywhere; sync or async. An async iterable (what
+            ``await client.aio.models.generate_content_stream(...)`` returns,
+            httpx's ``aiter_bytes()``, an async generator) gives an async generator
+            of the same chunks (``async for``; see ``docs/async.md``). When
+            decoding stops before the source's end (the caller breaks off, an
+            error), the source is closed.
 
     Yields:
         ``AssistantMessageChunk``s (one or more per event, lazily). Assembled with
@@ -68,36 +87,48 @@ def decode_stream(events: Iterable[Any]) -> Iterator[AssistantMessageChunk]:
     """
     state = _Stream()
     held: dict[str, Any] | None = None
-    try:
-        source, checked = stream_events(events, provider=NAME)
-        for position, event in enumerate(source):
-            fields = state.text_delta(event)
-            if fields is not None:  # the fast path (tests/test_streaming_fast.py)
-                yield trusted(AssistantMessageChunk, fields)
-                continue
-            if not checked:
-                check_depth(event, position, NAME)
-            try:
-                produced = state.event(event)
-            except ConversionError:
-                if held is not None:  # what arrived before the error, without "last"
-                    yield AssistantMessageChunk(**held)
-                raise
-            for fields in produced:
-                if held is not None:
-                    yield AssistantMessageChunk(**held)
-                    held = None
-                if state.finished:
-                    held = fields  # the last chunk, unless more arrive
-                else:
-                    yield AssistantMessageChunk(**fields)
+
+    def step(event: Any) -> Iterator[AssistantMessageChunk]:
+        """The chunks of one event of the general path; the last one is held back."""
+        nonlocal held
+        try:
+            produced = state.event(event)
+        except ConversionError:
+            if held is not None:  # what arrived before the error, without "last"
+                yield AssistantMessageChunk(**held)
+            raise
+        for fields in produced:
+            if held is not None:
+                yield AssistantMessageChunk(**held)
+                held = None
+            if state.finished:
+                held = fields  # the last chunk, unless more arrive
+            else:
+                yield AssistantMessageChunk(**fields)
+
+    def end() -> Iterator[AssistantMessageChunk]:
+        """The chunk held back, marked last: no event came after it."""
         if held is not None:
             held["chunk_position"] = "last"
             yield AssistantMessageChunk(**held)
-    except PydanticValidationError as error:
-        raise invalid(error) from None
-    except RecursionError:
-        raise ConversionError("input is nested too deeply", provider=NAME) from None
+
+    def errors(error: Exception) -> Exception | None:
+        """Pydantic refusals and runaway nesting as ConversionError."""
+        if isinstance(error, PydanticValidationError):
+            return invalid(error)
+        if isinstance(error, RecursionError):
+            return ConversionError("input is nested too deeply", provider=NAME)
+        return None
+
+    return drive(
+        events,
+        provider=NAME,
+        fast=state.text_delta,  # the fast path (tests/test_streaming_fast.py)
+        build=trusted,  # trusted(AssistantMessageChunk, fields)
+        step=step,
+        end=end,
+        errors=errors,
+    )
 
 
 # ------------------------------------------------------------------ stream state
@@ -127,6 +158,7 @@ class _Stream:
         self.scope = Scope()
         self.position = 0  # parts of the assembled response so far
         self.run: _Run | None = None
+        self.call: _StreamedCall | None = None  # a call whose arguments are streaming
         self.string_open = False  # the assembled string content would take more text
         self.has_calls = False
         self.candidates = False
@@ -264,6 +296,8 @@ class _Stream:
             for part in READ.list(content.get("parts", []), "candidate parts"):
                 self.part(part, pieces, calls)
             reason = candidate.get("finish_reason")
+            if reason is not None and self.call is not None:
+                self.finish_call(calls)  # the response ends: so does a streamed call
             if reason is not None:
                 self.raw_reason = READ.string(reason, "finish_reason")
                 self.finished = reason_here = True
@@ -318,14 +352,22 @@ class _Stream:
         return None
 
     def part(self, part: Any, pieces: list[str | ContentBlock], calls: list[ToolCallChunk]) -> None:
-        """One streamed part: a text delta, or a whole part of any other kind."""
+        """One streamed part: a text delta, a piece of a streamed call, or a whole part."""
+        key, meta = split(part, 0, self.position)
+        if self.call is not None:
+            if key == "function_call" and _continues(part[key]):
+                self.continue_call(part[key], meta, calls)
+                return
+            self.finish_call(calls)  # a part of another kind ends it
         position = self.position
-        key, meta = split(part, 0, position)
         if key == "text":
             self.text(part, meta, pieces)
             return
         self.close_run()
         self.position += 1
+        if key == "function_call" and _starts(part[key]):
+            self.start_call(part[key], meta, position, calls)
+            return
         if self.scope.hashing:
             self.scope.feed(part)
         if key == "function_call":
@@ -398,6 +440,80 @@ class _Stream:
         self.string_open = False
         block = self.reader.block(part, key, meta, 0, position, self.scope)
         return block.model_copy(update={"index": position})
+
+    def start_call(
+        self, value: dict[str, Any], meta: dict[str, Any], position: int, calls: list[ToolCallChunk]
+    ) -> None:
+        """The first part of a call whose arguments stream (``partial_args``).
+
+        Function calling, streamed arguments (``stream_function_call_arguments``,
+        Gemini 3): the first ``function_call`` part names the function and says
+        ``will_continue``; the parts that follow carry ``partial_args`` (a JSON path
+        and a value, strings in pieces) and no name; the first without
+        ``will_continue`` ends the call. The call goes out as fragments at its part
+        position: the name first, then the arguments as JSON text as they come; its
+        id (when only the whole part can tell it) and extras with the last fragment.
+        """
+        name = value.get("name")
+        if not isinstance(name, str) or not name:
+            READ.fail("function_call needs a name", 0, position)
+        call = self.call = _StreamedCall(position, name, value.get("id"), meta)
+        call.rest = {  # other FunctionCall fields stay on the call, as in the whole part
+            k: v
+            for k, v in value.items()
+            if k not in ("name", "id", "args", "partial_args", "will_continue")
+        }
+        fragment: dict[str, Any] = {"index": position, "name": name, "arguments": ""}
+        if isinstance(call.wire_id, str) and call.wire_id:
+            fragment["id"] = call.id = call.wire_id
+        elif not self.scope.hashing:  # the id decode_response gives it (blocks.PartReader.call)
+            fragment["id"] = call.id = f"gemini_call_{self.scope.text(position)}_{position}"
+        calls.append(ToolCallChunk(**fragment))
+        self.has_calls = True
+        self.continue_call(value, {}, calls, first=True)
+
+    def continue_call(
+        self,
+        value: dict[str, Any],
+        meta: dict[str, Any],
+        calls: list[ToolCallChunk],
+        *,
+        first: bool = False,
+    ) -> None:
+        """A piece of the streamed call: its partial arguments; the last ends it."""
+        call = self.call
+        assert call is not None
+        for key, item in meta.items():  # part metadata (a signature) of any piece
+            call.meta.setdefault(key, item)
+        if not first and call.wire_id is None and isinstance(value.get("id"), str):
+            call.wire_id = value["id"]
+        text = []
+        pieces = value.get("partial_args", [])
+        for argument in READ.list(pieces, "function_call.partial_args", 0, call.position):
+            text.append(call.writer.add(READ.object(argument, "a partial arg", 0, call.position)))
+        if any(text):
+            calls.append(ToolCallChunk(index=call.position, arguments="".join(text)))
+        if value.get("will_continue") is not True:
+            self.finish_call(calls)
+
+    def finish_call(self, calls: list[ToolCallChunk]) -> None:
+        """End the streamed call: close its arguments, give its id and extras."""
+        call = self.call
+        assert call is not None
+        self.call = None
+        closing = call.writer.close()
+        whole: dict[str, Any] = {**call.rest, "name": call.name, "args": call.writer.tree}
+        if call.wire_id is not None:
+            whole["id"] = call.wire_id
+        if self.scope.hashing:  # the call as the whole response has it
+            self.scope.feed({**call.meta, "function_call": whole})
+        fields = self.reader.call(whole, call.meta, 0, call.position, self.scope)
+        fragment: dict[str, Any] = {"index": call.position, "arguments": closing}
+        if call.id is None:
+            fragment["id"] = fields["id"]
+        if "extras" in fields:
+            fragment["extras"] = fields["extras"]
+        calls.append(ToolCallChunk(**fragment))
 
     def close_run(self) -> None:
         """End the text part being streamed (a later text delta starts a new part)."""
@@ -486,3 +602,203 @@ def _group(
     chunks[0].update(first)
     chunks[-1].update(last)
     return chunks
+
+
+# ------------------------------------------------------------ streamed call arguments
+
+
+def _starts(value: Any) -> bool:
+    """Whether a ``function_call`` part begins a call whose arguments stream."""
+    return (
+        isinstance(value, dict)
+        and "args" not in value
+        and (value.get("will_continue") is True or "partial_args" in value)
+    )
+
+
+def _continues(value: Any) -> bool:
+    """Whether a ``function_call`` part continues the streamed call (it has no name)."""
+    return isinstance(value, dict) and "name" not in value and "args" not in value
+
+
+class _StreamedCall:
+    """A call whose arguments arrive as ``partial_args``, until its last piece."""
+
+    __slots__ = ("id", "meta", "name", "position", "rest", "wire_id", "writer")
+
+    def __init__(self, position: int, name: str, wire_id: Any, meta: dict[str, Any]) -> None:
+        self.position = position
+        self.name = name
+        self.wire_id = wire_id if isinstance(wire_id, str) else None
+        self.id: str | None = None  # the id sent in a fragment so far
+        self.meta = dict(meta)  # the part's metadata (thought_signature ...)
+        self.rest: dict[str, Any] = {}  # FunctionCall fields other than the streamed ones
+        self.writer = _ArgsWriter(position)
+
+
+_PATH_MEMBER = re.compile(r"\.([A-Za-z_\u0080-\U0010ffff][\w\u0080-\U0010ffff]*)")
+_PATH_INDEX = re.compile(r"\[(\d+)\]")
+_PATH_QUOTED = re.compile(r"""\[(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")\]""")
+
+
+def _json_path(text: Any, position: int) -> list[str | int]:
+    """The segments of a ``partial_args[].json_path`` (RFC 9535: ``$.a.b[0]['c d']``)."""
+    if not isinstance(text, str) or not text.startswith("$"):
+        READ.fail(f"partial arg json_path {text!r} is not a JSON path", 0, position)
+    segments: list[str | int] = []
+    at = 1
+    while at < len(text):
+        match = _PATH_MEMBER.match(text, at)
+        if match is not None:
+            segments.append(match[1])
+        elif (match := _PATH_INDEX.match(text, at)) is not None:
+            segments.append(int(match[1]))
+        elif (match := _PATH_QUOTED.match(text, at)) is not None:
+            quoted = match[1] if match[1] is not None else match[2]
+            segments.append(re.sub(r"\\(.)", r"\1", quoted))
+        else:
+            READ.fail(f"partial arg json_path {text!r} is not a JSON path", 0, position)
+        at = match.end()
+    if not segments:
+        READ.fail(f"partial arg json_path {text!r} names no argument", 0, position)
+    return segments
+
+
+class _ArgsWriter:
+    """The arguments of a streamed call: the object, and its JSON text as it grows.
+
+    Gemini streams the arguments in document order, one leaf value at a time (a
+    string in pieces while ``will_continue``); the text written so far is always a
+    prefix of the JSON of the whole object, so that the fragments join to it.
+    """
+
+    __slots__ = ("open", "path", "position", "started", "string", "tree")
+
+    def __init__(self, position: int) -> None:
+        self.position = position
+        self.tree: dict[str, Any] = {}
+        self.started = False
+        self.path: list[str | int] = []  # the segments of the open containers below the root
+        self.open: list[Any] = []  # the open containers, root first
+        self.string: tuple[list[str | int], Any, str | int] | None = None  # an open string leaf
+
+    def add(self, argument: dict[str, Any]) -> str:
+        """One partial arg: the JSON text it adds."""
+        path = _json_path(argument.get("json_path"), self.position)
+        more = argument.get("will_continue") is True
+        out: list[str] = []
+        if not self.started:
+            self.started = True
+            self.open.append(self.tree)
+            out.append("{")
+        valued = any(key in argument for key in _VALUE_KEYS)
+        string = self.string
+        if string is not None:
+            if string[0] == path and ("string_value" in argument or not valued):
+                piece = argument.get("string_value", "")
+                piece = READ.string(piece, "string_value", 0, self.position)
+                string[1][string[2]] += piece
+                out.append(json.dumps(piece, ensure_ascii=False)[1:-1])
+                if not more:
+                    out.append('"')
+                    self.string = None
+                return "".join(out)
+            out.append('"')  # another path: the string is whole
+            self.string = None
+        if not valued:
+            return "".join(out)  # no value: nothing to write
+        parents, leaf = path[:-1], path[-1]
+        depth = 0
+        while (
+            depth < len(self.path) and depth < len(parents) and self.path[depth] == parents[depth]
+        ):
+            depth += 1
+        while len(self.path) > depth:  # containers the new path leaves: complete
+            closed = self.open.pop()
+            self.path.pop()
+            out.append("}" if isinstance(closed, dict) else "]")
+        for at, segment in enumerate(path[depth:], start=depth):
+            container = self.open[-1]
+            out.append(self._member(container, segment, argument))
+            if at < len(path) - 1:
+                child: Any = {} if isinstance(path[at + 1], str) else []
+                self._put(container, segment, child)
+                self.open.append(child)
+                self.path.append(segment)
+                out.append("{" if isinstance(child, dict) else "[")
+        container = self.open[-1]
+        if "string_value" in argument:
+            text = READ.string(argument["string_value"], "string_value", 0, self.position)
+            self._put(container, leaf, text)
+            out.append('"' + json.dumps(text, ensure_ascii=False)[1:-1])
+            if more:
+                self.string = (path, container, leaf)
+            else:
+                out.append('"')
+        else:
+            value = _scalar(argument, self.position)
+            self._put(container, leaf, value)
+            out.append(json.dumps(value))
+        return "".join(out)
+
+    def _member(self, container: Any, segment: str | int, argument: dict[str, Any]) -> str:
+        """The separator (and key) before a new member of ``container``."""
+        comma = "," if container else ""
+        if isinstance(container, dict):
+            if not isinstance(segment, str) or segment in container:
+                READ.fail(
+                    f"partial arg {argument.get('json_path')!r} goes back to an argument "
+                    "already streamed",
+                    0,
+                    self.position,
+                )
+            return comma + json.dumps(segment, ensure_ascii=False) + ":"
+        if not isinstance(segment, int) or segment < len(container):
+            READ.fail(
+                f"partial arg {argument.get('json_path')!r} goes back to an item already streamed",
+                0,
+                self.position,
+            )
+        gap = []
+        while len(container) < segment:  # items the stream skipped are null
+            gap.append(("," if container else "") + "null")
+            container.append(None)
+        return "".join(gap) + ("," if container else "")
+
+    @staticmethod
+    def _put(container: Any, segment: str | int, value: Any) -> None:
+        if isinstance(container, dict):
+            container[segment] = value
+        else:
+            container.append(value)
+
+    def close(self) -> str:
+        """The text that completes the object (``{}`` for a call without arguments)."""
+        if not self.started:
+            return "{}"
+        out = ['"'] if self.string is not None else []
+        self.string = None
+        while self.open:
+            closed = self.open.pop()
+            out.append("}" if isinstance(closed, dict) else "]")
+        self.path.clear()
+        return "".join(out)
+
+
+def _scalar(argument: dict[str, Any], position: int) -> Any:
+    """The value of a partial arg that is not a string."""
+    if "number_value" in argument:
+        value = argument["number_value"]
+        if type(value) not in (int, float) or value != value or value in (_INF, -_INF):
+            READ.fail("partial arg number_value must be a number", 0, position)
+        return value
+    if "bool_value" in argument:
+        if type(argument["bool_value"]) is not bool:
+            READ.fail("partial arg bool_value must be a boolean", 0, position)
+        return argument["bool_value"]
+    return None  # null_value
+
+
+_INF = float("inf")
+_VALUE_KEYS = ("string_value", "number_value", "bool_value", "null_value")
+"""PartialArg's ``delta`` oneof."""

@@ -51,6 +51,8 @@ OPAQUE_KEYS: Final = frozenset(
         "parameters",
         "parameters_json_schema",
         "response_json_schema",
+        "response_schema",
+        "labels",
     }
 )
 """Keys whose values are user data: read as they are, never case-converted."""
@@ -75,12 +77,69 @@ CONTROL_KEYS: Final = frozenset(
         "part",
         "join",
         "empty_text",
+        "base64url",
     }
 )
 """Keys of ``extras["gemini"]`` that steer the encoder; every other key is Part metadata."""
 
+BASE64URL: Final = "base64url"
+"""Key of a media block's ``extras["gemini"]``: its inline data came as URL-safe base64
+or without padding (``"urlsafe"``, ``"urlsafe_unpadded"``, ``"unpadded"``); the block
+holds standard base64 (as the neutral model does), sent back as it came."""
+
 REQUEST_KEYS: Final = frozenset({"contents", "system_instruction", "tools", "tool_config"})
 """The conversation part of a ``generateContent`` request (what ``encode`` writes)."""
+
+CONFIG_REQUEST_KEYS: Final = frozenset({"system_instruction", "tools", "tool_config"})
+"""Keys of google-genai's ``GenerateContentConfig`` that are request keys of the REST body."""
+
+# GenerationConfig (ai.google.dev/api/generate-content#generationconfig): the fields
+# every format can say, by snake_case wire key
+SETTING_FIELDS: Final[dict[str, str]] = {
+    "max_output_tokens": "max_output_tokens",
+    "temperature": "temperature",
+    "top_p": "top_p",
+    "top_k": "top_k",
+    "stop_sequences": "stop",
+    "seed": "seed",
+    "presence_penalty": "presence_penalty",
+    "frequency_penalty": "frequency_penalty",
+}
+"""``generation_config`` key -> ``GenerationSettings`` field (scalars and ``stop``)."""
+
+THINKING_FIELDS: Final[dict[str, str]] = {
+    "thinking_budget": "thinking_budget",
+    "thinking_level": "reasoning_effort",
+}
+"""``thinking_config`` key -> ``GenerationSettings`` field."""
+
+RESPONSE_KEYS: Final = ("response_mime_type", "response_schema", "response_json_schema")
+"""The ``generation_config`` keys a response format is made of."""
+
+JSON_MIME: Final = "application/json"
+TEXT_MIME: Final = "text/plain"
+
+# google-genai ThinkingLevel (CaseInSensitiveEnum): the words thinking_level takes
+THINKING_LEVELS: Final = frozenset(
+    {"thinking_level_unspecified", "minimal", "low", "medium", "high", "xhigh"}
+)
+
+SCHEMA_KEY: Final = "schema_key"
+"""Codec bookkeeping in ``Conversation.extras["gemini"]`` (not a request key):
+``"response_schema"`` when the request gave its JSON schema as ``response_schema``
+(Gemini's OpenAPI subset) rather than ``response_json_schema``."""
+
+TOOLS_OBJECT: Final = "tools_object"
+"""Codec bookkeeping in ``Conversation.extras["gemini"]``: the request's ``tools`` was
+one ``Tool`` object, not a list (the API takes it, HTTP 200)."""
+
+BOOKKEEPING: Final = frozenset({"tool_config", SCHEMA_KEY, TOOLS_OBJECT})
+"""Keys of ``Conversation.extras["gemini"]`` that are no top-level request key kept as
+it came: the unmapped rest of the tool config, and the codec's bookkeeping."""
+
+GENERATION_CONTAINERS: Final = frozenset({"generation_config", "config"})
+"""Keys of ``Conversation.extras["gemini"]`` holding (as an object) the rest of a
+generation config the settings do not say: written with the settings."""
 
 RESPONSE_FIELDS: Final = frozenset(
     {"candidates", "usage_metadata", "prompt_feedback", "model_version", "response_id"}
@@ -203,8 +262,10 @@ def plain(value: Any) -> Any:
         return value
     if isinstance(value, BaseModel):
         # not mode="json": pydantic would write the SDK's bytes as URL-safe base64,
-        # where the REST API sends standard base64 (docs/providers/gemini.md)
-        value = value.model_dump(mode="python", exclude_none=True)
+        # where the REST API sends standard base64 (docs/providers/gemini.md). The
+        # dump's keys are the SDK's snake_case field names, and user data (a schema's
+        # property names ...) as it is: no key is converted
+        return _user_data(value.model_dump(mode="python", exclude_none=True))
     if isinstance(value, Mapping):
         out: dict[str, Any] = {}
         for key, item in value.items():
@@ -218,6 +279,16 @@ def plain(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [plain(item) for item in value]
     return _scalar(value)
+
+
+def plain_field(name: str, value: Any) -> Any:
+    """The value of field ``name`` (snake_case) as :func:`plain` reads it inside an object."""
+    return _user_data(value) if name in OPAQUE_KEYS else plain(value)
+
+
+def snake(key: str) -> str:
+    """``maxOutputTokens`` -> ``max_output_tokens``; snake_case keys pass through."""
+    return _snake(key)
 
 
 def _user_data(value: Any) -> Any:
