@@ -417,4 +417,8 @@ def _encode_allowed(choice: AllowedToolsChoice) -> dict[str, Any]:
                 tools.insert(position, copy.deepcopy(entry))
         else:
             tools.extend(copy.deepcopy(others))
-    return {"type": "allowed_tools", "mode": choice.mode, "tools": tools}
+    wire: dict[str, Any] = {"type": "allowed_tools", "mode": choice.mode, "tools": tools}
+    for key, value in kept.items():  # other keys of the choice's extras, as given
+        if key not in wire and key not in ("tools", TOOL_POSITIONS):
+            wire[key] = copy.deepcopy(value)
+    return wire
