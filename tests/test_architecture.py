@@ -41,6 +41,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "chatschema._arguments",
             "chatschema._gc",
             "chatschema._generated",
+            "chatschema._json",
             "chatschema._masking",
             "chatschema._partial_json",
             "chatschema._render",
@@ -71,7 +72,10 @@ LAYERS: list[tuple[str, list[str]]] = [
         ],
     ),
     ("codecs", ["chatschema.providers"]),
-    ("interop and data sets", ["chatschema.interop", "chatschema.datasets"]),
+    (
+        "interop, data sets and telemetry",
+        ["chatschema.interop", "chatschema.datasets", "chatschema.telemetry"],
+    ),
     (
         "applications and the facade",
         ["chatschema.__main__", "chatschema.cli", "chatschema.demo", "chatschema"],

@@ -22,11 +22,13 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import IO, Any
 
+from chatschema._json import dumps
 from chatschema.errors import ChatSchemaError, OptionError, Problem
+from chatschema.providers._codec import PROVIDERS
 
 __all__ = ["main"]
 
-FORMATS = ("neutral", "openai_chat", "openai_responses", "anthropic", "gemini")
+FORMATS = ("neutral", *PROVIDERS)
 DOCUMENT_TYPES = ("auto", "Message", "messages", "Conversation", "jsonl")
 
 
@@ -417,11 +419,11 @@ def _convert_documents(
             first = result
             continue
         if first is not None:
-            _print(json.dumps(first, ensure_ascii=False), file=out)
+            _print(dumps(first), file=out)
             first = None
-        _print(json.dumps(result, ensure_ascii=False), file=out)
+        _print(dumps(result), file=out)
     if first is not None:
-        _print(json.dumps(first, indent=2 if count == 1 else None, ensure_ascii=False), file=out)
+        _print(dumps(first, indent=2 if count == 1 else None), file=out)
     return status
 
 

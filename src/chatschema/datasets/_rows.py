@@ -12,7 +12,9 @@ import json
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from chatschema._json import dumps
 from chatschema.errors import ChatSchemaError, ConversionError, Problem, ValidationError
+from chatschema.providers._codec import PROVIDERS
 
 if TYPE_CHECKING:
     from chatschema_models.conversation import Conversation
@@ -30,7 +32,7 @@ __all__ = [
     "validate_row",
 ]
 
-FORMATS = ("neutral", "openai_chat", "openai_responses", "anthropic", "gemini")
+FORMATS = ("neutral", *PROVIDERS)
 
 # The per-row statistics, in column order.
 STATS = (
@@ -170,7 +172,7 @@ def conversation_of(document: Any, format: str) -> Conversation:
 
 
 def _dump(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
+    return dumps(value)
 
 
 def _encode(conversation: Conversation, format: str, options: Mapping[str, Any]) -> str:
