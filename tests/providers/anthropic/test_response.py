@@ -397,8 +397,12 @@ def test_advisor_server_tool_goes_back_to_anthropic(form: str) -> None:
     request = codec.encode([UserMessage(content="Review my code."), reply])
     turn = request["messages"][1]["content"]
     # sent back as it came: the same blocks, as the decoder read them (an SDK object
-    # dumped with its nulls; the block's own nulls, such as caller, are not request keys)
-    read = payload if isinstance(payload, dict) else payload.model_dump(mode="json")
+    # dumped with the fields it was given; nulls such as caller are not request keys)
+    read = (
+        payload
+        if isinstance(payload, dict)
+        else payload.model_dump(mode="json", exclude_unset=True)
+    )
     wire = [
         {key: value for key, value in block.items() if value is not None}
         for block in read["content"]

@@ -51,7 +51,9 @@ def as_json(payload: Any) -> Any:
     parsed.
     """
     if isinstance(payload, BaseModel):
-        return payload.model_dump(mode="json", exclude_none=True)
+        # warnings off: the SDKs' parsed types (ParsedResponse ...) hold values their
+        # declared field types do not name, which pydantic's serializer warns about
+        return payload.model_dump(mode="json", exclude_none=True, warnings=False)
     if isinstance(payload, (str, bytes, bytearray)):
         return loads(payload, "input")
     return payload

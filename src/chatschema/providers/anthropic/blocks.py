@@ -43,15 +43,16 @@ reader = Reader(NAME)
 
 
 def plain(value: Any) -> Any:
-    """An official SDK object as JSON data, keeping ``None`` values.
+    """An official SDK object as JSON data: the fields it was given, ``None`` included.
 
-    ``None`` is kept on purpose: the response models default the required but
-    nullable citation titles to ``None``, and ``exclude_none`` would drop them.
-    The decoders leave out every other ``None``.
+    ``None`` is kept on purpose: the required but nullable citation titles may be
+    ``null`` on the wire, and ``exclude_none`` would drop them. Fields the object
+    was not given are left out: a newer SDK type's defaults (the beta types'
+    ``citations: null``, ``model: null`` ...) were never on the wire.
     """
     if isinstance(value, BaseModel):
         try:
-            return value.model_dump(mode="json", warnings=False)
+            return value.model_dump(mode="json", warnings=False, exclude_unset=True)
         except Exception as error:  # pydantic serialization of odd values
             reader.fail(f"cannot read {type(value).__name__}: {error}")
     return value

@@ -203,6 +203,11 @@ class _Stream:
         """
         if isinstance(raw, (str, bytes, bytearray)):  # one event as JSON text
             raw = loads(raw, NAME)
+        # The SDK's stream helper (`client.chat.completions.stream(...)`) yields a
+        # ChunkEvent per chunk, with events it derives from them (content.delta ...),
+        # which add nothing: the chunk is read, the others skipped as non-chunks.
+        if (raw.get("type") if isinstance(raw, dict) else getattr(raw, "type", None)) == "chunk":
+            raw = raw["chunk"] if isinstance(raw, dict) else getattr(raw, "chunk", None)
         data = READ.json(raw)
         if not isinstance(data, dict):
             READ.fail(f"a stream event must be an object, not {describe(data)}")
