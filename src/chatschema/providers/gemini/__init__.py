@@ -11,7 +11,8 @@ mapping, rule by rule, is in ``docs/providers/gemini.md``.
      "generation_config"?: GenerationConfig, "safety_settings"? ...}
 
 (or google-genai's ``{"model"?, "contents", "config"}`` for a conversation decoded
-from that form). ``Conversation.settings`` maps to ``generation_config`` and
+from that form); :func:`genai_kwargs` turns it into ``generate_content``'s keyword
+arguments. ``Conversation.settings`` maps to ``generation_config`` and
 ``model``; every other request key is kept in ``Conversation.extras["gemini"]``.
 
 Decoders read that shape, the REST camelCase one (``functionCall``,
@@ -56,7 +57,7 @@ from chatschema.providers.gemini.decode import (
     decode_messages,
     decode_response,
 )
-from chatschema.providers.gemini.encode import check, encode
+from chatschema.providers.gemini.encode import check, encode, genai_kwargs
 from chatschema.providers.gemini.stream import decode_stream
 from chatschema.providers.gemini.wire import NAME
 
@@ -68,4 +69,5 @@ __all__ = [
     "decode_response",
     "decode_stream",
     "encode",
+    "genai_kwargs",
 ]

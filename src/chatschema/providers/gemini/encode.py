@@ -122,6 +122,33 @@ def check(messages: Any, **options: Unpack[EncodeOptions]) -> list[Problem]:
     return _Encoder.run(messages, options, collect=True).problems
 
 
+def genai_kwargs(request: Mapping[str, Any]) -> dict[str, Any]:
+    """An :func:`encode` result as google-genai's ``generate_content`` keywords.
+
+    The same for ``generate_content_stream`` and ``client.aio``. ``encode`` gives
+    the REST request (``contents``, ``system_instruction``, ``tools``,
+    ``generation_config`` ...); google-genai takes ``model``, ``contents`` and one
+    ``config`` (``GenerateContentConfig``), which holds the generation settings and
+    every other request field side by side. A request already in that form (decoded
+    from google-genai's own) is returned as it is. Pass ``model=`` yourself when the
+    conversation names none::
+
+        client.models.generate_content(**genai_kwargs(gemini.encode(conversation)))
+
+    Raises:
+        ConversionError: when ``request`` is not a mapping or its
+            ``generation_config`` is not one.
+    """
+    if not isinstance(request, Mapping):
+        READ.fail(f"genai_kwargs takes what encode returns, not {type(request).__name__}")
+    if "config" in request:
+        return dict(request)
+    rest = dict(request)
+    head = {key: rest.pop(key) for key in ("model", "contents") if key in rest}
+    generation = READ.object(rest.pop("generation_config", {}), "generation_config")
+    return {**head, "config": {**generation, **rest}}
+
+
 # ------------------------------------------------------------------------- encoder
 
 FAST = True
