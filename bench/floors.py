@@ -13,7 +13,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from chatschema_models.conversation import Conversation
 from chatschema_models.message import Message
+from chatschema_models.tool import ToolDefinition
 
 _dumps = json.JSONEncoder(ensure_ascii=False).encode
 """``json.dumps(value, ensure_ascii=False)`` with one kept encoder (as the codecs write)."""
@@ -239,4 +241,94 @@ def openai_responses(messages: list[Message]) -> Any:
     if instructions:
         payload["instructions"] = "\n".join(instructions)
     payload["input"] = items
+    return payload
+
+
+PLAIN_TOOLS: list[dict[str, Any]] = [
+    {"name": name, "parameters": {"type": "object"}}
+    for name in ("read_file", "run", "search", "edit")
+]
+"""The tools the plain history calls (``plain_history.py``), declared: Converse wants
+``toolConfig`` with them when the messages carry tool calls."""
+
+
+def plain_input(fmt: str, messages: list[Message]) -> tuple[Any, dict[str, Any]]:
+    """What ``encode`` takes for the plain history in one format, and its options.
+
+    The messages alone, except for Converse: the conversation with its tools declared,
+    and ``unsupported="placeholder"`` (it takes no image by URL).
+    """
+    if fmt != "bedrock_converse":
+        return messages, {}
+    conversation = Conversation.model_construct(
+        {"messages", "tools"},
+        messages=messages,
+        tools=[ToolDefinition(**tool) for tool in PLAIN_TOOLS],
+    )
+    return conversation, {"unsupported": "placeholder"}
+
+
+_NO_URL = "[image by URL omitted: not supported by bedrock_converse]"
+"""What stands in for an image by URL (Converse takes bytes or S3 only; the bench
+encodes with ``unsupported="placeholder"``)."""
+
+
+def bedrock_converse(messages: list[Message]) -> Any:
+    """The Converse keyword arguments (``system``, ``messages``) for a plain history.
+
+    Leading system messages become ``system`` text blocks; consecutive messages of one
+    role form one turn (``toolResult`` blocks first in their user turn); content is
+    always a list of blocks: text, ``toolUse``, ``toolResult`` with its text, and a
+    placeholder text for an image by URL.
+    """
+    start = 0
+    system: list[dict[str, Any]] = []
+    while start < len(messages) and messages[start].role == "system":
+        content = messages[start].content
+        system.append({"text": content if isinstance(content, str) else ""})
+        start += 1
+    out: list[dict[str, Any]] = []
+    turn_role = ""
+    first: list[dict[str, Any]] = []  # tool results of the open turn
+    rest: list[dict[str, Any]] = []  # its other blocks
+    message: Any  # (read by role, not narrowed by class)
+    for message in messages[start:]:
+        role = "assistant" if message.role == "assistant" else "user"
+        if role != turn_role:
+            if turn_role:
+                out.append({"role": turn_role, "content": first + rest})
+            turn_role, first, rest = role, [], []
+        content = message.content
+        if message.role == "tool":
+            result = {
+                "toolUseId": message.tool_call_id,
+                "content": [{"text": content}] if content else [],
+            }
+            first.append({"toolResult": result})
+            continue
+        if isinstance(content, str):
+            if content:
+                rest.append({"text": content})
+        else:
+            for block in content:
+                if block.type == "text":
+                    rest.append({"text": block.text})
+                elif block.type == "image":
+                    rest.append({"text": _NO_URL})
+        if role == "assistant":
+            for call in message.tool_calls:
+                use = {"toolUseId": call.id, "name": call.name, "input": call.arguments}
+                rest.append({"toolUse": use})
+    if turn_role:
+        out.append({"role": turn_role, "content": first + rest})
+    payload: dict[str, Any] = {}
+    if system:
+        payload["system"] = system
+    payload["messages"] = out
+    payload["toolConfig"] = {
+        "tools": [
+            {"toolSpec": {"name": tool["name"], "inputSchema": {"json": tool["parameters"]}}}
+            for tool in PLAIN_TOOLS
+        ]
+    }
     return payload

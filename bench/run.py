@@ -386,9 +386,10 @@ class ChatschemaCases:
 
         messages, count = self.plain, self.sizes.plain_messages
         cases = []
-        for fmt in w.STREAM_FORMATS:
+        for fmt in w.ENCODE_FORMATS:
             codec = get_codec(fmt)
             floor = getattr(floors, fmt)
+            source, options = floors.plain_input(fmt, messages)
 
             def same_as_floor(request: Any, floor: Any = floor) -> str | None:
                 return None if request == floor(messages) else "encode differs from the bare walk"
@@ -396,7 +397,9 @@ class ChatschemaCases:
             cases += [
                 Case(
                     w.plain_encode(fmt),
-                    lambda codec=codec: codec.encode(messages),
+                    lambda codec=codec, source=source, options=options: codec.encode(
+                        source, **options
+                    ),
                     count,
                     "message",
                     "encode (check on)",
@@ -1114,7 +1117,7 @@ def plain_targets() -> list[Target]:
             peer_workload=w.plain_floor(fmt),
             note=f"floor: bench/floors.py {fmt}(messages), equal output checked",
         )
-        for fmt in w.STREAM_FORMATS
+        for fmt in w.ENCODE_FORMATS
     ]
     chat = w.plain_encode("openai_chat")
     return [
@@ -1237,7 +1240,7 @@ ROWS: list[tuple[str, str, str]] = [
     ("plain history: parse", w.PLAIN_PARSE, w.PLAIN_PARSE),
     *[
         row
-        for fmt in w.STREAM_FORMATS
+        for fmt in w.ENCODE_FORMATS
         for row in (
             (
                 f"plain: encode {fmt}"

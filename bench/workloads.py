@@ -53,6 +53,8 @@ CHUNK_BUILD = "chunk_build_add"
 """``acc = acc + AssistantMessageChunk(content=t)``, the chunk built inside the loop."""
 STREAM_FORMATS = ("openai_chat", "openai_responses", "anthropic", "gemini")
 """The four wire formats, by their codec's module name."""
+ENCODE_FORMATS = (*STREAM_FORMATS, "bedrock_converse")
+"""The formats the plain history is encoded to, each beside its bare walk."""
 SDK_OPENAI = "sdk_openai_chat_stream"
 SDK_OPENAI_PREBUILT = "sdk_openai_chat_stream_prebuilt"
 SDK_ANTHROPIC = "sdk_anthropic_stream"

@@ -19,6 +19,7 @@ Used by ``test_fuzz.py``, ``test_roundtrip_properties.py``, ``test_limits.py``,
 
 from __future__ import annotations
 
+import base64
 import copy
 import json
 import os
@@ -318,6 +319,13 @@ def _handwritten_requests() -> dict[str, list[Any]]:
                 ],
                 "tools": [{"name": "get_weather", "input_schema": weather}],
                 "tool_choice": {"type": "auto"},
+                # settings and request keys (anthropic/settings.py)
+                "model": "claude-sonnet-4-5",
+                "max_tokens": 2048,
+                "thinking": {"type": "enabled", "budget_tokens": 1024, "display": "omitted"},
+                "output_config": {"effort": "high"},
+                "extra_body": {"top_k": 5},
+                "metadata": {"user_id": "u-1"},
             }
         ],
         "gemini": [
@@ -356,7 +364,147 @@ def _handwritten_requests() -> dict[str, list[Any]]:
                 ],
             },
         ],
+        "otel_genai": _otel_genai_requests(weather),
+        "bedrock_converse": _bedrock_converse_requests(weather),
     }
+
+
+def _bedrock_converse_requests(weather: dict[str, Any]) -> list[Any]:
+    """A hand-written Converse request with every block kind, blobs as base64 text (the
+    REST API's JSON form), and recorded ones (tests/payloads/bedrock_converse, provenance
+    in its README)."""
+    recorded = (
+        "request_thinking_redacted",
+        "request_code_execution",
+        "request_structured_output",
+        "request_cache_write_read",
+        "request_guardrail",
+    )
+    spec = {"name": "get_weather", "inputSchema": {"json": weather}}
+    call = {"toolUseId": "tooluse_1", "name": "get_weather", "input": {"city": "Oslo"}}
+    result = {"toolUseId": "tooluse_1", "content": [{"json": {"t": -3}}], "status": "success"}
+    thinking = {"reasoningText": {"text": "A tool.", "signature": SIGNATURE}}
+    return [
+        {
+            "modelId": "anthropic.claude-sonnet-4-5",
+            "system": [{"text": "Be brief."}, {"cachePoint": {"type": "default"}}],
+            "messages": [
+                {
+                    "role": "user",
+                    "content": [
+                        {"text": "Look:"},
+                        {"image": {"format": "png", "source": {"bytes": PNG}}},
+                        {"document": {"format": "txt", "name": "Notes", "source": {"text": "x"}}},
+                    ],
+                },
+                {
+                    "role": "assistant",
+                    "content": [
+                        {"reasoningContent": thinking},
+                        {"reasoningContent": {"redactedContent": SIGNATURE}},
+                        {"toolUse": call},
+                    ],
+                },
+                {
+                    "role": "user",
+                    "content": [
+                        {"toolResult": result},
+                        {"text": "And now?"},
+                        {"cachePoint": {"type": "default", "ttl": "1h"}},
+                    ],
+                },
+            ],
+            "toolConfig": {"tools": [{"toolSpec": spec}], "toolChoice": {"auto": {}}},
+            "inferenceConfig": {"maxTokens": 100, "temperature": 0.5, "stopSequences": ["END"]},
+            "additionalModelRequestFields": {
+                "top_k": 5,
+                "thinking": {"type": "enabled", "budget_tokens": 1024},
+            },
+            "requestMetadata": {"app": "test"},
+        },
+        *(_load(PAYLOADS / "bedrock_converse" / f"{name}.json")["request"] for name in recorded),
+    ]
+
+
+def _json_data(value: Any) -> Any:
+    """Encoder output as JSON data: ``bytes`` (Converse blobs) as their base64 text."""
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode("ascii")
+    if isinstance(value, dict):
+        return {key: _json_data(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_json_data(item) for item in value]
+    return value
+
+
+def _otel_records() -> list[dict[str, Any]]:
+    """The recorded GenAI attributes (tests/payloads/otel_genai, provenance there)."""
+    names = ("semconv_examples.json", "semconv_registry.json", "pydantic_ai.json")
+    return [record for name in names for record in _load(PAYLOADS / "otel_genai" / name)]
+
+
+def _otel_genai_requests(weather: dict[str, Any]) -> list[Any]:
+    """The conventions' examples (request side: their output messages predate the
+    required ``finish_reason``), and a record with every part type."""
+    out: list[Any] = [
+        {key: value for key, value in record["attributes"].items() if "output" not in key}
+        for record in _load(PAYLOADS / "otel_genai" / "semconv_examples.json")
+        if "gen_ai.input.messages" in record["attributes"]
+    ]
+    call = {"type": "tool_call", "id": "call_1", "name": "get_weather"}
+    out.append(
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.request.model": "gpt-test",
+            "gen_ai.request.temperature": 0.2,
+            "gen_ai.system_instructions": [{"type": "text", "content": "Be brief."}],
+            "gen_ai.input.messages": [
+                {
+                    "role": "user",
+                    "parts": [
+                        {"type": "text", "content": "Look:"},
+                        {
+                            "type": "blob",
+                            "modality": "image",
+                            "mime_type": "image/png",
+                            "content": PNG,
+                        },
+                        {"type": "uri", "modality": "video", "uri": "gs://bucket/a.mp4"},
+                        {"type": "file", "modality": "document", "file_id": "file_1"},
+                    ],
+                },
+                {
+                    "role": "assistant",
+                    "parts": [
+                        {"type": "reasoning", "content": "A tool."},
+                        {
+                            "type": "server_tool_call",
+                            "id": "srv_1",
+                            "name": "web_search",
+                            "server_tool_call": {"type": "web_search", "query": "weather"},
+                        },
+                        {
+                            "type": "server_tool_call_response",
+                            "id": "srv_1",
+                            "server_tool_call_response": {"type": "web_search", "output": []},
+                        },
+                        {"type": "compaction", "id": "cmp_1", "content": "Earlier: greetings."},
+                        {"type": "x_custom", "value": 1},
+                        {**call, "arguments": {"city": "Oslo"}},
+                    ],
+                },
+                {
+                    "role": "tool",
+                    "parts": [{"type": "tool_call_response", "id": "call_1", "response": "-3C"}],
+                },
+            ],
+            "gen_ai.tool.definitions": [
+                {"type": "function", "name": "get_weather", "parameters": weather},
+                {"type": "web_search", "name": "web_search"},
+            ],
+        }
+    )
+    return out
 
 
 def request_seeds(provider: str) -> list[Any]:
@@ -366,7 +514,8 @@ def request_seeds(provider: str) -> list[Any]:
     seeds = list(_handwritten_requests()[provider])
     for conversation in CONVERSATIONS:
         try:
-            seeds.append(codec.encode(conversation, check=False, unsupported="placeholder"))
+            encoded = codec.encode(conversation, check=False, unsupported="placeholder")
+            seeds.append(_json_data(encoded))
         except ChatSchemaError:
             continue
     unique: dict[str, Any] = {}
@@ -641,6 +790,15 @@ def response_seeds(provider: str) -> list[Any]:
         return [
             _load(path)["response"] for path in sorted((PAYLOADS / "anthropic").glob("stream_*"))
         ]
+    if provider == "bedrock_converse":  # recorded responses, and what recorded streams make
+        folder = PAYLOADS / "bedrock_converse"
+        paths = [*sorted(folder.glob("response_*.json")), *sorted(folder.glob("stream_*.json"))]
+        return [_load(path)["response"] for path in paths]
+    if provider == "otel_genai":  # output messages, and whole span attributes holding them
+        records = [
+            r["attributes"] for r in _otel_records() if "gen_ai.output.messages" in r["attributes"]
+        ]
+        return [records[0], *(record["gen_ai.output.messages"] for record in records)]
     return [_load(path) for path in sorted((PAYLOADS / "gemini").glob("response_*.json"))]
 
 
@@ -660,8 +818,15 @@ def stream_seeds(provider: str) -> list[tuple[list[Any], Any]]:
 
 
 def has_stream(provider: str) -> bool:
-    """Whether the codec has ``decode_stream`` yet (others are adding it)."""
-    return callable(getattr(get_codec(provider), "decode_stream", None))
+    """Whether the codec has ``decode_stream`` yet (others are adding it), and the format
+    has stream events (OpenTelemetry GenAI records complete messages only)."""
+    return provider not in NO_STREAM_EVENTS and callable(
+        getattr(get_codec(provider), "decode_stream", None)
+    )
+
+
+NO_STREAM_EVENTS = frozenset({"otel_genai"})
+"""Formats without stream events: their ``decode_stream`` refuses (docs/providers/*.md)."""
 
 
 # ---------------------------------------------------------------------- mutations

@@ -45,6 +45,15 @@ def _adapter(name: str) -> TypeAdapter[Any]:
         from openai.types.chat import ChatCompletionToolChoiceOptionParam
 
         return TypeAdapter(ChatCompletionToolChoiceOptionParam, config=STRICT)
+    if name in ("openai_chat.request", "openai_chat.request_streaming"):
+        from openai.types.chat import completion_create_params as chat_params
+
+        params = (
+            chat_params.CompletionCreateParamsStreaming
+            if name.endswith("streaming")
+            else chat_params.CompletionCreateParamsNonStreaming
+        )
+        return TypeAdapter(list[params], config=STRICT)  # type: ignore[valid-type]
     if name == "openai_responses.input":
         from openai.types.responses import ResponseInputParam
 
@@ -57,6 +66,14 @@ def _adapter(name: str) -> TypeAdapter[Any]:
         from openai.types.responses.response_create_params import ToolChoice
 
         return TypeAdapter(ToolChoice, config=STRICT)
+    if name == "openai_responses.request":
+        from openai.types.responses.response_create_params import ResponseCreateParamsNonStreaming
+
+        return TypeAdapter(list[ResponseCreateParamsNonStreaming], config=STRICT)
+    if name == "openai_responses.request_streaming":
+        from openai.types.responses.response_create_params import ResponseCreateParamsStreaming
+
+        return TypeAdapter(list[ResponseCreateParamsStreaming], config=STRICT)
     if name == "anthropic.block":
         from anthropic.types import ContentBlockParam
 
@@ -73,6 +90,9 @@ def _adapter(name: str) -> TypeAdapter[Any]:
         from anthropic.types import ToolChoiceParam
 
         return TypeAdapter(ToolChoiceParam, config=STRICT)
+    if name.startswith("anthropic.param."):
+        hint = _anthropic_params()[name.removeprefix("anthropic.param.")]
+        return TypeAdapter(list[hint], config=STRICT)  # type: ignore[valid-type]  # (in a list: a TypedDict alone takes no config)
     raise KeyError(name)
 
 
@@ -90,7 +110,13 @@ def _keys(payload: dict[str, Any], allowed: set[str], required: set[str], what: 
 
 
 def _openai_chat(payload: dict[str, Any]) -> None:
-    _keys(payload, {"messages", "tools", "tool_choice", "parallel_tool_calls"}, {"messages"}, "")
+    assert "messages" in payload, "missing keys {'messages'}"
+    # settings and kept request keys against the SDK's create params (a stand-in model
+    # when none is set: the caller passes it)
+    rest = {k: v for k, v in payload.items() if k not in ("messages", "tools", "tool_choice")}
+    if rest.keys() - {"parallel_tool_calls"}:
+        streaming = "request_streaming" if rest.get("stream") is True else "request"
+        _check(f"openai_chat.{streaming}", [{"model": "gpt-4o", "messages": [], **rest}])
     _check("openai_chat.messages", payload["messages"])
     if "tools" in payload:
         _check("openai_chat.tools", payload["tools"])
@@ -101,8 +127,11 @@ def _openai_chat(payload: dict[str, Any]) -> None:
 
 
 def _openai_responses(payload: dict[str, Any]) -> None:
-    allowed = {"instructions", "input", "tools", "tool_choice", "parallel_tool_calls", "include"}
-    _keys(payload, allowed, {"input"}, "")
+    assert "input" in payload, "missing keys {'input'}"
+    # every other request key (settings, kept extras) against the SDK's create params
+    rest = {k: v for k, v in payload.items() if k not in ("input", "tools", "tool_choice")}
+    streaming = "request_streaming" if rest.get("stream") is True else "request"
+    _check(f"openai_responses.{streaming}", [rest])  # (a list: a TypedDict takes no config)
     if "instructions" in payload:
         assert isinstance(payload["instructions"], str)
     if isinstance(payload["input"], str):
@@ -114,8 +143,36 @@ def _openai_responses(payload: dict[str, Any]) -> None:
         _check("openai_responses.tool_choice", payload["tool_choice"])
 
 
+@cache
+def _anthropic_params() -> dict[str, Any]:
+    """The other request keys of ``messages.create`` and their SDK types (the beta
+    method's for keys only it takes); ``stream`` is either of the two literals."""
+    from typing import get_type_hints
+
+    from anthropic.types import message_create_params
+    from anthropic.types.beta import message_create_params as beta_params
+
+    hints = get_type_hints(beta_params.MessageCreateParamsNonStreaming)
+    hints.update(get_type_hints(message_create_params.MessageCreateParamsNonStreaming))
+    hints["stream"] = bool
+    for key in ("system", "messages", "tools", "tool_choice"):
+        del hints[key]
+    return hints
+
+
 def _anthropic(payload: dict[str, Any]) -> None:
-    _keys(payload, {"system", "messages", "tools", "tool_choice"}, {"messages"}, "")
+    message_keys = {"system", "messages", "tools", "tool_choice"}
+    # settings and other request keys, typed as the SDK types them; extra_body (the
+    # SDK's way to send what its signature lacks, as temperature since 1.0) takes the
+    # sampling keys
+    _keys(payload, message_keys | set(_anthropic_params()) | {"extra_body"}, {"messages"}, "")
+    for key in payload.keys() - message_keys - {"extra_body"}:
+        _check(f"anthropic.param.{key}", [payload[key]])
+    for key, value in payload.get("extra_body", {}).items():
+        number = (int,) if key == "top_k" else (int, float)
+        assert key not in ("temperature", "top_p", "top_k") or (
+            isinstance(value, number) and not isinstance(value, bool)
+        ), f"extra_body.{key}={value!r}"
     if "system" in payload:
         _check("anthropic.system", payload["system"])
     for index, message in enumerate(payload["messages"]):
@@ -139,8 +196,30 @@ def _anthropic(payload: dict[str, Any]) -> None:
 def _gemini(payload: dict[str, Any]) -> None:
     from google.genai import types
 
-    allowed = {"system_instruction", "contents", "tools", "tool_config"}
+    allowed = {"system_instruction", "contents", "tools", "tool_config", "model", "config"}
+    allowed |= _GEMINI_REQUEST_KEYS
     _keys(payload, allowed, {"contents"}, "")
+    if "config" in payload:  # google-genai's generate_content(model, contents, config)
+        assert not {"system_instruction", "tools", "tool_config"} & set(payload)
+        config = payload["config"]
+        # the rest is checked as in the REST body (a copy: the caller's stays as it is)
+        payload = {**config, **{k: v for k, v in payload.items() if k != "config"}}
+        try:
+            types.GenerateContentConfig.model_validate_json(json.dumps(config))
+        except PydanticValidationError as error:
+            raise AssertionError(f"gemini config does not validate:\n{error}") from None
+    for key in ("generation_config", "generationConfig"):
+        if key in payload:
+            try:
+                types.GenerationConfig.model_validate_json(json.dumps(payload[key]))
+            except PydanticValidationError as error:
+                raise AssertionError(f"gemini {key} does not validate:\n{error}") from None
+    for key in ("safety_settings", "safetySettings"):
+        for setting in payload.get(key, []):
+            try:
+                types.SafetySetting.model_validate_json(json.dumps(setting))
+            except PydanticValidationError as error:
+                raise AssertionError(f"gemini {key} does not validate:\n{error}") from None
 
     # google-genai models forbid unknown keys; JSON mode reads base64 into bytes.
     # A lone surrogate is a Python string JSON text cannot carry: written as "?", since
@@ -165,6 +244,20 @@ def _gemini(payload: dict[str, Any]) -> None:
         raise AssertionError(f"gemini request does not validate:\n{error}") from None
 
 
+# GenerateContentRequest (ai.google.dev/api/generate-content), both spellings
+_GEMINI_REQUEST_KEYS = {
+    "generation_config",
+    "generationConfig",
+    "safety_settings",
+    "safetySettings",
+    "cached_content",
+    "cachedContent",
+    "labels",
+    "service_tier",
+    "serviceTier",
+    "store",
+}
+
 _PART_METADATA = {
     "thought",
     "thought_signature",
@@ -177,15 +270,56 @@ _PART_METADATA = {
     "partMetadata",
 }
 
+
+def _otel_genai(payload: dict[str, Any]) -> None:
+    # the conventions' JSON Schemas, strictly (tests/providers/otel_genai/oracle.py)
+    from providers.otel_genai.oracle import validate_attributes
+
+    validate_attributes(payload)
+
+
+def _bedrock_converse(payload: dict[str, Any]) -> None:
+    """botocore's own service model: the Converse (or ConverseStream) input shape."""
+    from botocore.validate import ParamValidator
+
+    request = payload if "modelId" in payload else {"modelId": "model", **payload}
+    report = ParamValidator().validate(request, _bedrock_shape("Converse"))
+    guardrail = payload.get("guardrailConfig")
+    if report.has_errors() and isinstance(guardrail, dict) and "streamProcessingMode" in guardrail:
+        report = ParamValidator().validate(request, _bedrock_shape("ConverseStream"))
+    if report.has_errors():
+        raise AssertionError(
+            f"bedrock_converse request does not validate:\n{report.generate_report()}"
+        )
+
+
+@cache
+def _bedrock_shape(operation: str) -> Any:
+    import botocore.session
+
+    model = botocore.session.get_session().get_service_model("bedrock-runtime")
+    return model.operation_model(operation).input_shape
+
+
+def _bytes_only(value: Any) -> str:
+    """Converse blobs are ``bytes`` (what boto3 takes); nothing else that is not JSON."""
+    if isinstance(value, bytes):
+        return ""
+    raise TypeError(f"{type(value).__name__} is not JSON data")
+
+
 _VALIDATORS: dict[str, Callable[[dict[str, Any]], None]] = {
     "openai_chat": _openai_chat,
     "openai_responses": _openai_responses,
     "anthropic": _anthropic,
     "gemini": _gemini,
+    "otel_genai": _otel_genai,
+    "bedrock_converse": _bedrock_converse,
 }
 
 
 def validate_request(provider: str, payload: dict[str, Any]) -> None:
     """Assert that ``payload`` (what ``encode`` returned) is a valid request part."""
-    json.dumps(payload)  # plain JSON data only
+    # plain JSON data only (and Converse's blobs, bytes)
+    json.dumps(payload, default=_bytes_only if provider == "bedrock_converse" else None)
     _VALIDATORS[provider](payload)

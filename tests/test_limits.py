@@ -121,8 +121,10 @@ def test_models_built_in_code_past_the_limit() -> None:
     # apply to what is read, and re-encoding a history must stay cheap)
     # or the request, where the codec does not need to serialize the arguments
     for provider in PROVIDERS:
+        # (Converse wants the tools of the calls declared, or a history that is data)
+        options = {"request": False} if provider == "bedrock_converse" else {}
         try:
-            get_codec(provider).encode([UserMessage(content="q"), message, result])
+            get_codec(provider).encode([UserMessage(content="q"), message, result], **options)
         except chatschema.ConversionError as error:
             [problem] = error.problems
             assert problem.keyword == "depth" and problem.pointer.startswith("/1/"), provider
@@ -265,6 +267,9 @@ def test_a_100_mb_image_is_not_copied(provider: str, big_image: tuple[str, bytes
     MEMORY[f"{provider}: parse + encode"] = round(parse_encode, 2)
     MEMORY[f"{provider}: decode_conversation"] = round(decode, 2)
     data_url = provider.startswith("openai")
+    if provider == "bedrock_converse":  # boto3 takes bytes: the text, then its 0.75x bytes
+        assert parse_encode < 1.9 and decode < 2.2, (parse_encode, decode)
+        return
     assert parse_encode < (2.2 if data_url else 1.2), parse_encode
     assert decode < (1.2 if data_url else 0.2), decode
 
@@ -384,6 +389,8 @@ def _first_deep_stream(provider: str) -> list[Any]:
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_deep_stream_events_are_refused(provider: str) -> None:
     """The event is named: the pointer starts with its position in the stream."""
+    if not H.has_stream(provider):
+        pytest.skip(f"{provider} has no stream events")
     codec = get_codec(provider)
     with pytest.raises(chatschema.ConversionError) as caught:
         list(codec.decode_stream(_first_deep_stream(provider)))
@@ -394,6 +401,8 @@ def test_deep_stream_events_are_refused(provider: str) -> None:
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_deep_stream_text_is_refused(provider: str) -> None:
     """The raw SSE body of such a stream: refused too (as text the parser cannot read)."""
+    if not H.has_stream(provider):
+        pytest.skip(f"{provider} has no stream events")
     codec = get_codec(provider)
     body = [f"data: {deep_text(event)}\n\n".encode() for event in _first_deep_stream(provider)]
     with pytest.raises(chatschema.ConversionError):
@@ -454,6 +463,8 @@ def test_deep_argument_text_streamed() -> None:
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_stream_body_cut_inside_a_character(provider: str) -> None:
     """``list(openai_chat.decode_stream([b"data: {}\\n\\n\\xee"]))``: not UTF-8, said so."""
+    if not H.has_stream(provider):
+        pytest.skip(f"{provider} has no stream events")
     codec = get_codec(provider)
     first = json.dumps(H.stream_seeds(provider)[0][0][0])
     with pytest.raises(chatschema.ConversionError, match="not UTF-8"):

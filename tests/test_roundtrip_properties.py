@@ -57,6 +57,8 @@ IMAGES = st.sampled_from(
 
 def reasoning(provider: str, draw: st.DrawFn, serial: int) -> dict[str, Any]:
     """A reasoning block as ``provider`` produces it (what it replays)."""
+    if provider == "otel_genai":  # telemetry never writes opaque values (otel_genai.md)
+        return {"type": "reasoning", "text": draw(TEXT)}
     if provider == "openai_responses":
         return {
             "type": "reasoning",
@@ -96,7 +98,7 @@ def canonical_conversations(draw: st.DrawFn, provider: str) -> dict[str, Any]:
                 messages.append({"role": "user", "content": [{"type": "text", "text": draw(TEXT)}]})
             else:
                 messages.append({"role": "user", "content": draw(TEXT)})
-        elif draw(st.booleans()) and provider != "gemini":
+        elif draw(st.booleans()) and provider not in ("gemini", "bedrock_converse", "otel_genai"):
             blocks: list[Any] = [{"type": "text", "text": draw(TEXT)}]
             if draw(st.booleans()):
                 image = dict(draw(IMAGES))
@@ -121,7 +123,12 @@ def canonical_conversations(draw: st.DrawFn, provider: str) -> dict[str, Any]:
             blocks.append({"type": "text", "text": text, "id": f"msg_{serial}_{len(messages)}"})
         else:
             blocks.append({"type": "text", "text": text})
-        if blocks == [{"type": "text", "text": text}] and provider in ("openai_chat", "gemini"):
+        if blocks == [{"type": "text", "text": text}] and provider in (
+            "openai_chat",
+            "gemini",
+            "bedrock_converse",
+            "otel_genai",
+        ):
             assistant["content"] = text  # one plain text part: a string
         else:
             assistant["content"] = blocks
@@ -134,7 +141,8 @@ def canonical_conversations(draw: st.DrawFn, provider: str) -> dict[str, Any]:
                 "tool_call_id": call["id"],
                 "content": draw(TEXT),
             }
-            if provider in ("openai_responses", "anthropic"):  # their decoders name results
+            # their decoders name results
+            if provider in ("openai_responses", "anthropic", "bedrock_converse"):
                 result["name"] = call["name"]
             pending_results.append(result)
     if pending_results:
@@ -147,7 +155,7 @@ def canonical_conversations(draw: st.DrawFn, provider: str) -> dict[str, Any]:
             | ({"strict": False} if provider == "openai_responses" else {})
             for name in names
         ]
-        if draw(st.booleans()):
+        if draw(st.booleans()) and provider != "otel_genai":  # no attribute for it
             conversation["tool_choice"] = draw(
                 st.sampled_from(
                     [{"type": "auto"}, {"type": "required"}, {"type": "tool", "name": names[0]}]

@@ -51,10 +51,15 @@ def main() -> None:
 
     for name in PROVIDERS:
         codec = get_codec(name)
-        request = codec.encode(conversation)
+        what = "span attributes" if name == "otel_genai" else "the client's keyword arguments"
+        print(f"\n--- {name}.encode(conversation): {what} ---")
+        try:
+            request = codec.encode(conversation)
+        except chatschema.UnsupportedContentError as error:  # said, never dropped silently
+            print(f"refused: {error}\nwith unsupported='placeholder':")
+            request = codec.encode(conversation, unsupported="placeholder")
         back = codec.decode_conversation(request)
-        print(f"\n--- {name}.encode(conversation): the client's keyword arguments ---")
-        print(json.dumps(_shown(request), indent=2, ensure_ascii=False))
+        print(json.dumps(_shown(request), indent=2, ensure_ascii=False, default=repr))
         print(
             f"decoded back: {len(back.messages)} messages, roles "
             f"{' '.join(m.role for m in back.messages)}"

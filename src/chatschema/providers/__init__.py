@@ -8,6 +8,8 @@ One package per format, each with the same verbs (``encode``, ``check``,
 - :mod:`chatschema.providers.openai_responses`: OpenAI Responses
 - :mod:`chatschema.providers.anthropic`: Anthropic Messages
 - :mod:`chatschema.providers.gemini`: Gemini ``generateContent``
+- :mod:`chatschema.providers.bedrock_converse`: Amazon Bedrock Converse
+- :mod:`chatschema.providers.otel_genai`: OpenTelemetry GenAI message attributes
 
 Modules are imported on first use, so ``import chatschema`` stays light.
 """
@@ -39,9 +41,23 @@ def get_codec(name: str) -> Codec:
 
 
 if TYPE_CHECKING:  # every registered format satisfies the protocol (checked by mypy)
-    from chatschema.providers import anthropic, gemini, openai_chat, openai_responses
+    from chatschema.providers import (
+        anthropic,
+        bedrock_converse,
+        gemini,
+        openai_chat,
+        openai_responses,
+        otel_genai,
+    )
 
-    _CODECS: tuple[Codec, ...] = (openai_chat, openai_responses, anthropic, gemini)
+    _CODECS: tuple[Codec, ...] = (
+        openai_chat,
+        openai_responses,
+        anthropic,
+        gemini,
+        otel_genai,
+        bedrock_converse,
+    )
 
 
 def check(messages: Any, target: str, **options: Any) -> list[Problem]:

@@ -11,7 +11,9 @@ from typing import Literal, get_args
 
 __all__ = ["PROVIDERS", "ProviderName"]
 
-ProviderName = Literal["openai_chat", "openai_responses", "anthropic", "gemini"]
+ProviderName = Literal[
+    "openai_chat", "openai_responses", "anthropic", "gemini", "otel_genai", "bedrock_converse"
+]
 """A wire format, by the name of its codec package under ``chatschema.providers``."""
 
 PROVIDERS: tuple[ProviderName, ...] = get_args(ProviderName)

@@ -144,7 +144,7 @@ def genai_kwargs(request: Mapping[str, Any]) -> dict[str, Any]:
     if "config" in request:
         return dict(request)
     rest = dict(request)
-    head = {key: rest.pop(key) for key in ("model", "contents") if key in rest}
+    head: dict[str, Any] = {key: rest.pop(key) for key in ("model", "contents") if key in rest}
     generation = READ.object(rest.pop("generation_config", {}), "generation_config")
     return {**head, "config": {**generation, **rest}}
 
