@@ -44,6 +44,7 @@ typecheck: $(STAMP)
 	$(PY) -m mypy
 
 test: check-generated lint typecheck
+	$(PY) tests/recordings/build.py
 	$(PY) -m pytest
 	$(PY) bench/run.py --quick
 
@@ -58,6 +59,7 @@ bench-quick: $(STAMP)
 FUZZ_EXAMPLES ?= 5000
 fuzz: $(STAMP)
 	rm -f fuzz-report.json
+	$(PY) tests/recordings/build.py
 	CHATSCHEMA_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) CHATSCHEMA_FUZZ_REPORT=fuzz-report.json \
 		$(PY) -m pytest -q -p no:cacheprovider tests/test_fuzz.py \
 		tests/test_roundtrip_properties.py tests/test_secrets.py
@@ -65,6 +67,8 @@ fuzz: $(STAMP)
 
 demo: generate
 	$(PY) -m chatschema.demo
+	$(PY) tests/recordings/build.py
+	$(PY) examples/agent_loop.py
 
 clean:
 	rm -rf $(VENV) .venv-bench build dist .pytest_cache .mypy_cache .ruff_cache .hypothesis

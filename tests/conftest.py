@@ -16,6 +16,9 @@ from chatschema import AssistantMessageChunk, ChunkAccumulator, merge_chunks, to
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "schemas" / "fixtures"
 
+pytest_plugins = ["recordings.plugin"]
+"""A test needing a recorded payload that is not materialized skips (tests/recordings)."""
+
 
 @dataclass(frozen=True)
 class Case:
