@@ -23,6 +23,7 @@ registered.
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
 import re
@@ -425,13 +426,29 @@ def test_stream_assembles(fmt: str, exchange: dict[str, Any]) -> None:
     """The chunks assemble to the final response's message, or to a valid message."""
     codec = codec_for(fmt)
     stream = exchange["stream"]
-    chunks = list(codec.decode_stream([stream] if isinstance(stream, str) else stream))
+    source = [stream] if isinstance(stream, str) else stream
+    chunks = list(codec.decode_stream(source))
     message = assembled(chunks)
     final = final_response(fmt, stream)
     if final is not None:
         assert message == to_dict(codec.decode_response(final))
     else:
         chatschema.validate(message, type="AssistantMessage")
+    # from an async source (an SDK's async stream, httpx aiter_bytes): the same chunks
+    pieces = (
+        [stream[i : i + 97].encode() for i in range(0, len(stream), 97)]
+        if (isinstance(stream, str))
+        else list(stream)
+    )
+
+    async def read() -> list[Any]:
+        async def events() -> Any:
+            for piece in pieces:
+                yield piece
+
+        return [chunk async for chunk in codec.decode_stream(events())]
+
+    assert [to_dict(c) for c in asyncio.run(read())] == [to_dict(c) for c in chunks]
 
 
 # ------------------------------------------------------------------- the corpus
