@@ -325,6 +325,39 @@ def _anthropic_accepts(document: dict[str, Any]) -> bool:
         text = node.get("text")
         if kind == "text" and isinstance(text, str) and not text.strip():
             return False
+    for message in document.get("messages") or ():
+        # Tool use guide: in a user message, tool_result blocks come first (400 else);
+        # the encoder writes them first
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list):
+            kinds = [block.get("type") if isinstance(block, dict) else None for block in content]
+            results = [kind == "tool_result" for kind in kinds]
+            if results != sorted(results, reverse=True):
+                return False
+    return True
+
+
+def _bedrock_accepts(document: dict[str, Any]) -> bool:
+    """A ``toolUse``'s ``input`` is a JSON object (Converse ToolUseBlock: the tool's
+    arguments; anything else decodes as an invalid call, which Converse cannot take);
+    no text block is empty (Converse: "The text field ... is blank"); document names
+    and tool-use ids are of the patterns Converse takes (the encoder rewrites others
+    to such, by design)."""
+    from chatschema.providers.bedrock_converse.request import document_name
+    from chatschema.providers.bedrock_converse.wire import ID
+
+    for node in _objects([document.get("system"), document.get("messages")]):
+        use = node.get("toolUse")
+        if isinstance(use, dict) and not isinstance(use.get("input"), dict):
+            return False
+        if node.get("text") == "":
+            return False
+        name = node.get("name") if isinstance(node.get("source"), dict) else None
+        if isinstance(name, str) and document_name(name, 0, 0) != name:
+            return False
+        call_id = node.get("toolUseId")
+        if isinstance(call_id, str) and not ID.fullmatch(call_id):
+            return False
     return True
 
 
@@ -335,13 +368,16 @@ def api_accepts(document: Any, provider: str) -> bool:
     An empty system prompt (Anthropic ``system: []``, Gemini ``system_instruction``
     without parts) is left out too: it says nothing, and the codecs do not send one.
     Gemini refuses empty values (:func:`_gemini_says_something`); the Responses API
-    an input item id given twice; Anthropic tool-use ids outside ``^[a-zA-Z0-9_-]+$``
-    and empty or whitespace-only text blocks (its encoder rewrites such ids to ids the
-    API takes, and leaves such blocks out, by design).
+    an input item id given twice; Anthropic tool-use ids outside ``^[a-zA-Z0-9_-]+$``,
+    empty or whitespace-only text blocks and text before tool results (its encoder
+    rewrites such ids to ids the API takes, leaves such blocks out and writes results
+    first, by design); Converse tool inputs that are no object.
     """
     if not isinstance(document, dict):
         return True
     if provider == "anthropic" and not _anthropic_accepts(document):
+        return False
+    if provider == "bedrock_converse" and not _bedrock_accepts(document):
         return False
     contents = document.get("contents")
     if isinstance(contents, list) and not (

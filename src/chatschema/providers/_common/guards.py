@@ -17,7 +17,7 @@ from chatschema import limits
 from chatschema._gc import collector_paused
 from chatschema.errors import ConversionError
 
-__all__ = ["decoder", "depth_error", "guarded", "loads", "too_deep_error"]
+__all__ = ["decoder", "depth_error", "guarded", "invalid_data_error", "loads", "too_deep_error"]
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -78,12 +78,27 @@ def decoder(provider: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
                     raise error
             try:
                 return function(*args, **kwargs)
+            except pydantic.ValidationError as error:  # a value the models refuse
+                raise invalid_data_error(error, provider) from None
             except RecursionError:  # a string of JSON inside, nested past the limit
                 raise too_deep_error(provider) from None
 
         return collector_paused(wrapper)
 
     return decorate
+
+
+def invalid_data_error(error: pydantic.ValidationError, provider: str) -> ConversionError:
+    """A pydantic refusal as a :class:`ConversionError` naming where (its first error).
+
+    The safety net of every verb: decoders and encoders read values into the models
+    with located errors of their own; what still reaches pydantic (a string that is
+    not Unicode, such as a lone surrogate) is said this way, never as a bare pydantic
+    error.
+    """
+    first = error.errors(include_url=False, include_input=False)[0]
+    where = "/".join(str(part) for part in first["loc"])
+    return ConversionError(f"invalid data: {first['msg']} at {where}", provider=provider)
 
 
 def guarded(provider: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
@@ -101,11 +116,7 @@ def guarded(provider: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
             try:
                 return function(*args, **kwargs)
             except pydantic.ValidationError as error:
-                first = error.errors(include_url=False, include_input=False)[0]
-                where = "/".join(str(part) for part in first["loc"])
-                raise ConversionError(
-                    f"invalid data: {first['msg']} at {where}", provider=provider
-                ) from None
+                raise invalid_data_error(error, provider) from None
             except RecursionError:
                 raise too_deep_error(provider, args[0] if args else None) from None
 
