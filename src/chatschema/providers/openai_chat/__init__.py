@@ -28,7 +28,9 @@ message that the policy's drops leave empty is not sent.
 Files: ``wire.py`` the wire tables; ``encode.py`` ``encode`` and ``check`` (the
 encoder collecting problems); ``fast.py`` the encoder's walk over the messages,
 the common shapes written inline; ``rules.py`` the rules that only check (tool
-pairing, tool names); ``settings.py`` request settings both ways; ``decode.py``
+pairing, tool names); ``request.py`` the tools and tool choice ``encode`` writes,
+and the copy and merge of kept extras; ``settings.py`` request settings both ways;
+``decode.py``
 histories and responses; ``blocks.py`` the content parts, annotations and audio
 output both decoders read (and the reader they fail through, and the copy that
 refuses a key JSON cannot hold); ``usage.py`` token usage; ``stream.py``
