@@ -7,6 +7,10 @@ Used by ``test_fuzz.py``, ``test_roundtrip_properties.py``, ``test_limits.py``,
   (``schemas/fixtures/valid/**``), provider requests (every neutral conversation
   fixture encoded by each codec, plus hand-written and recorded payloads), provider
   responses and stream event sequences (``tests/payloads/**`` and hand-written ones).
+  Recorded files (``tests/recordings``) may be absent: the pools of seeds take those
+  present (the run's closing line counts the others), and :func:`request_seed_cases`
+  names each one, read when a test uses it (:class:`Recorded`), so that an absent file
+  is a skipped test.
 - **Mutations** (:func:`mutated`, :func:`mutated_stream`) drop, retype, duplicate,
   reorder and truncate values, swap type tags, nest values deeply and make them large.
 - **Budgets**: :func:`fuzz_settings` gives each property its CI number of examples;
@@ -25,9 +29,11 @@ import json
 import os
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import recorded
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
@@ -371,15 +377,7 @@ def _handwritten_requests() -> dict[str, list[Any]]:
 
 def _bedrock_converse_requests(weather: dict[str, Any]) -> list[Any]:
     """A hand-written Converse request with every block kind, blobs as base64 text (the
-    REST API's JSON form), and recorded ones (tests/payloads/bedrock_converse, provenance
-    in its README)."""
-    recorded = (
-        "request_thinking_redacted",
-        "request_code_execution",
-        "request_structured_output",
-        "request_cache_write_read",
-        "request_guardrail",
-    )
+    REST API's JSON form)."""
     spec = {"name": "get_weather", "inputSchema": {"json": weather}}
     call = {"toolUseId": "tooluse_1", "name": "get_weather", "input": {"city": "Oslo"}}
     result = {"toolUseId": "tooluse_1", "content": [{"json": {"t": -3}}], "status": "success"}
@@ -422,8 +420,42 @@ def _bedrock_converse_requests(weather: dict[str, Any]) -> list[Any]:
             },
             "requestMetadata": {"app": "test"},
         },
-        *(_load(PAYLOADS / "bedrock_converse" / f"{name}.json")["request"] for name in recorded),
     ]
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """A seed in a recorded file (``key`` of the JSON object, or all of it), read when a
+    test uses it: absent, ``FileNotFoundError``, and the test skips naming the file."""
+
+    path: Path
+    key: str | None = None
+
+    @property
+    def name(self) -> str:
+        """The seed's name in test ids: ``recorded/<file stem>``."""
+        return f"recorded/{self.path.stem}"
+
+    def load(self) -> Any:
+        """The seed (a fresh copy)."""
+        data = recorded.load(self.path)
+        return data if self.key is None else data[self.key]
+
+
+RECORDED_REQUESTS: dict[str, list[Recorded]] = {
+    "bedrock_converse": [
+        Recorded(PAYLOADS / "bedrock_converse" / f"{name}.json", "request")
+        for name in (
+            "request_thinking_redacted",
+            "request_code_execution",
+            "request_structured_output",
+            "request_cache_write_read",
+            "request_guardrail",
+        )
+    ],
+}
+"""Recorded requests among a format's seeds (tests/payloads, provenance in each
+directory's README)."""
 
 
 def _json_data(value: Any) -> Any:
@@ -440,7 +472,8 @@ def _json_data(value: Any) -> Any:
 def _otel_records() -> list[dict[str, Any]]:
     """The recorded GenAI attributes (tests/payloads/otel_genai, provenance there)."""
     names = ("semconv_examples.json", "semconv_registry.json", "pydantic_ai.json")
-    return [record for name in names for record in _load(PAYLOADS / "otel_genai" / name)]
+    paths = recorded.present(PAYLOADS / "otel_genai" / name for name in names)
+    return [record for path in paths for record in _load(path)]
 
 
 def _otel_genai_requests(weather: dict[str, Any]) -> list[Any]:
@@ -508,10 +541,60 @@ def _otel_genai_requests(weather: dict[str, Any]) -> list[Any]:
 
 
 def request_seeds(provider: str) -> list[Any]:
-    """Valid request payloads of ``provider``: hand-written, recorded, and every neutral
-    conversation fixture encoded (as the codec tests do, ``unsupported="placeholder"``)."""
+    """Valid request payloads of ``provider``: hand-written, recorded (those present),
+    and every neutral conversation fixture encoded (as the codec tests do,
+    ``unsupported="placeholder"``)."""
+    found = present(RECORDED_REQUESTS.get(provider, []))
+    return _request_seeds(provider, [seed.load() for seed in found])
+
+
+def request_seed_cases(provider: str) -> list[tuple[str, Any]]:
+    """``(name, seed)`` for every request seed of ``provider``, to parametrize with:
+    ``seed/<n>`` for the hand-written and encoded ones, and a :class:`Recorded` (named
+    ``recorded/<file stem>``) for each recorded one, present or not."""
+    cases: list[tuple[str, Any]] = [
+        (f"seed/{number}", seed) for number, seed in enumerate(_request_seeds(provider, []))
+    ]
+    return cases + [(seed.name, seed) for seed in RECORDED_REQUESTS.get(provider, [])]
+
+
+def decoded_request_seeds(provider: str) -> list[tuple[str, Any]]:
+    """``(name, conversation)`` of :func:`request_seed_cases`, decoded by the format's
+    codec (a seed it refuses is left out); a :class:`Recorded` seed stays as it is, for
+    :func:`conversation_of` to read and decode when the test runs."""
     codec = get_codec(provider)
-    seeds = list(_handwritten_requests()[provider])
+    out: list[tuple[str, Any]] = []
+    for name, seed in request_seed_cases(provider):
+        if isinstance(seed, Recorded):
+            out.append((name, seed))
+            continue
+        try:
+            out.append((name, codec.decode_conversation(seed)))
+        except ChatSchemaError:
+            continue
+    return out
+
+
+def conversation_of(value: Any) -> Any:
+    """``value``, or the conversation a :class:`Recorded` request holds (decoded by the
+    codec of its payload directory's format)."""
+    if isinstance(value, Recorded):
+        return get_codec(value.path.parent.name).decode_conversation(value.load())
+    return value
+
+
+def present(seeds: Sequence[Recorded]) -> list[Recorded]:
+    """The recorded seeds whose file is present (the others are counted for the run's
+    closing line)."""
+    paths = set(recorded.present(seed.path for seed in seeds))
+    return [seed for seed in seeds if seed.path in paths]
+
+
+def _request_seeds(provider: str, recorded_seeds: list[Any]) -> list[Any]:
+    """The hand-written requests, then ``recorded_seeds``, then the fixtures encoded;
+    each distinct value once."""
+    codec = get_codec(provider)
+    seeds = [*_handwritten_requests()[provider], *recorded_seeds]
     for conversation in CONVERSATIONS:
         try:
             encoded = codec.encode(conversation, check=False, unsupported="placeholder")
@@ -577,12 +660,9 @@ def _openai_chat_responses() -> list[Any]:
             {"id": "call_2", "type": "function", "function": {"name": "f", "arguments": "{oops"}},
         ],
     }
-    recorded = [
-        _load(path)["response"]
-        for path in sorted((PAYLOADS / "openai_chat").glob("stream_*.json"))
-        if "response" in _load(path)
-    ]
-    return [text, tools, *recorded]
+    streams = recorded.present(recorded.listing(PAYLOADS / "openai_chat", "stream_*.json"))
+    found = [_load(path) for path in streams]
+    return [text, tools, *(data["response"] for data in found if "response" in data)]
 
 
 OPENAI_RESPONSE = {
@@ -787,34 +867,56 @@ def response_seeds(provider: str) -> list[Any]:
         ]
         return [copy.deepcopy(OPENAI_RESPONSE), web, refusal]
     if provider == "anthropic":
-        return [
-            _load(path)["response"] for path in sorted((PAYLOADS / "anthropic").glob("stream_*"))
-        ]
+        streams = recorded.listing(PAYLOADS / "anthropic", "stream_*")
+        return [_load(path)["response"] for path in recorded.present(streams)]
     if provider == "bedrock_converse":  # recorded responses, and what recorded streams make
         folder = PAYLOADS / "bedrock_converse"
-        paths = [*sorted(folder.glob("response_*.json")), *sorted(folder.glob("stream_*.json"))]
-        return [_load(path)["response"] for path in paths]
+        listed = [*recorded.listing(folder, "response_*.json"), *recorded.listing(folder)]
+        paths = [path for path in listed if path.name.startswith(("response_", "stream_"))]
+        return [_load(path)["response"] for path in recorded.present(dict.fromkeys(paths))]
     if provider == "otel_genai":  # output messages, and whole span attributes holding them
         records = [
             r["attributes"] for r in _otel_records() if "gen_ai.output.messages" in r["attributes"]
         ]
         return [records[0], *(record["gen_ai.output.messages"] for record in records)]
-    return [_load(path) for path in sorted((PAYLOADS / "gemini").glob("response_*.json"))]
+    responses = recorded.listing(PAYLOADS / "gemini", "response_*.json")
+    return [_load(path) for path in recorded.present(responses)]
 
 
 def stream_seeds(provider: str) -> list[tuple[list[Any], Any]]:
     """``(events, final response or None)`` of recorded and hand-written streams."""
     if provider == "openai_responses":
         return [(openai_responses_stream(), copy.deepcopy(OPENAI_RESPONSE))]
-    folder = PAYLOADS / provider
-    out: list[tuple[list[Any], Any]] = []
-    for path in sorted(folder.glob("stream_*.json")):
-        data = _load(path)
-        if isinstance(data, list):
-            out.append((data, None))
-        else:
-            out.append((data["events"], data.get("response")))
-    return out
+    return [stream_seed(path) for path in recorded.present(stream_files(provider))]
+
+
+def stream_seed_count(provider: str) -> int:
+    """How many stream seeds ``provider`` has, recorded files present or not (to
+    parametrize with; :func:`stream_seed_at` reads one)."""
+    return 1 if provider == "openai_responses" else len(stream_files(provider))
+
+
+def stream_seed_at(provider: str, number: int) -> tuple[list[Any], Any]:
+    """The ``number``-th of the stream seeds :func:`stream_seed_count` counts (an
+    absent recorded file: ``FileNotFoundError``, the test skips)."""
+    if provider == "openai_responses":
+        return stream_seeds(provider)[number]
+    return stream_seed(stream_files(provider)[number])
+
+
+def stream_files(provider: str) -> list[Path]:
+    """The recorded and committed stream files of ``provider`` (``stream_*.json`` in its
+    payloads), present or not; :func:`stream_seeds` reads those present."""
+    if provider == "openai_responses":
+        return []
+    return recorded.listing(PAYLOADS / provider, "stream_*.json")
+
+
+def stream_seed(path: Path) -> tuple[list[Any], Any]:
+    """``(events, final response or None)`` of one stream file (absent: the test that
+    reads it skips)."""
+    data = _load(path)
+    return (data, None) if isinstance(data, list) else (data["events"], data.get("response"))
 
 
 def has_stream(provider: str) -> bool:

@@ -15,7 +15,7 @@ import copy
 import itertools
 import json
 import random
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from contextlib import aclosing
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from typing import Any
 import httpx
 import httpx2
 import pytest
+import recorded
 from anthropic import Anthropic, AsyncAnthropic
 from anthropic import AsyncStream as AnthropicAsyncStream
 from google import genai
@@ -56,19 +57,48 @@ FORMATS = ("openai_chat", "openai_responses", "anthropic", "gemini")
 # ------------------------------------------------------------------ the corpus
 
 
-def _recorded(fmt: str) -> Iterator[tuple[str, list[Any]]]:
-    """``tests/payloads/<fmt>/stream_*.json``: a list of events, or ``{"events": [...]}``."""
-    for path in sorted((PAYLOADS / fmt).glob("stream_*.json")):
-        data = json.loads(path.read_text("utf-8"))
-        yield path.stem, data if isinstance(data, list) else data["events"]
+def _events(source: Path | list[Any]) -> list[Any]:
+    """A stream's events: ``source`` itself, or read from a payload file (a list of
+    events, or ``{"events": [...]}``; an absent recorded file: the test skips)."""
+    if not isinstance(source, Path):
+        return source
+    data = recorded.load(source, shared=True)
+    events: list[Any] = data if isinstance(data, list) else data["events"]
+    return events
 
 
-def _corpus() -> dict[str, tuple[str, list[Any]]]:
+class Corpus(Mapping[str, tuple[str, list[Any]]]):
+    """``name -> (format, events)``; the payload files are read on use, so that one not
+    materialized is a skipped test (tests/recorded.py)."""
+
+    def __init__(self, sources: dict[str, tuple[str, Path | list[Any]]]) -> None:
+        self.sources = sources
+
+    def __getitem__(self, key: str) -> tuple[str, list[Any]]:
+        fmt, source = self.sources[key]
+        return fmt, _events(source)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.sources)
+
+    def __len__(self) -> int:
+        return len(self.sources)
+
+    def format(self, key: str) -> str:
+        """The format of ``key``'s stream, without reading it."""
+        return self.sources[key][0]
+
+
+def _corpus() -> Corpus:
     """Every recorded stream, and the Responses streams its stream tests build."""
-    streams = {f"{fmt}/{name}": (fmt, events) for fmt in FORMATS for name, events in _recorded(fmt)}
+    streams: dict[str, tuple[str, Path | list[Any]]] = {
+        f"{fmt}/{path.stem}": (fmt, path)
+        for fmt in FORMATS
+        for path in recorded.listing(PAYLOADS / fmt, "stream_*.json")
+    }
     for name, final in RESPONSES.items():
         streams[f"openai_responses/built_{name}"] = ("openai_responses", stream_of(final))
-    return streams
+    return Corpus(streams)
 
 
 CORPUS = _corpus()
@@ -85,7 +115,7 @@ SAMPLE = {
 
 
 def test_the_corpus_holds_every_format() -> None:
-    assert {fmt for fmt, _ in CORPUS.values()} == set(FORMATS)
+    assert {CORPUS.format(key) for key in CORPUS} == set(FORMATS)
     assert len(CORPUS) >= 30
 
 
@@ -289,7 +319,7 @@ def _genai_client(body: bytes, key: str) -> genai.Client:
 HI = [{"role": "user", "content": "hi"}]
 
 
-@pytest.mark.parametrize("key", [key for key in IDS if CORPUS[key][0] == "openai_chat"])
+@pytest.mark.parametrize("key", [key for key in IDS if CORPUS.format(key) == "openai_chat"])
 def test_openai_async_stream_of_chat_completions(key: str) -> None:
     fmt, events = CORPUS[key]
     sync, client = _openai_clients(sse(fmt, events), key)
@@ -303,7 +333,7 @@ def test_openai_async_stream_of_chat_completions(key: str) -> None:
     assert asyncio.run(main()) == want
 
 
-@pytest.mark.parametrize("key", [key for key in IDS if CORPUS[key][0] == "openai_responses"])
+@pytest.mark.parametrize("key", [key for key in IDS if CORPUS.format(key) == "openai_responses"])
 def test_openai_async_stream_of_responses(key: str) -> None:
     fmt, events = CORPUS[key]
     sync, client = _openai_clients(sse(fmt, events), key)
@@ -317,7 +347,7 @@ def test_openai_async_stream_of_responses(key: str) -> None:
     assert asyncio.run(main()) == want
 
 
-@pytest.mark.parametrize("key", [key for key in IDS if CORPUS[key][0] == "anthropic"])
+@pytest.mark.parametrize("key", [key for key in IDS if CORPUS.format(key) == "anthropic"])
 def test_anthropic_async_stream_and_async_message_stream(key: str) -> None:
     fmt, events = CORPUS[key]
     sync, client = _anthropic_clients(sse(fmt, events), key)
@@ -338,7 +368,7 @@ def test_anthropic_async_stream_and_async_message_stream(key: str) -> None:
     assert asyncio.run(main()) == (want, want)
 
 
-@pytest.mark.parametrize("key", [key for key in IDS if CORPUS[key][0] == "gemini"])
+@pytest.mark.parametrize("key", [key for key in IDS if CORPUS.format(key) == "gemini"])
 def test_google_genai_async_iterator(key: str) -> None:
     fmt, events = CORPUS[key]
     client = _genai_client(sse(fmt, events), key)

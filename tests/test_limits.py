@@ -379,7 +379,7 @@ def test_payloads_within_the_depth_limit_decode() -> None:
 
 def _first_deep_stream(provider: str) -> list[Any]:
     """A recorded stream whose first event carries a value nested 5,000 levels deep."""
-    events = json.loads(json.dumps(H.stream_seeds(provider)[0][0]))
+    events = json.loads(json.dumps(H.stream_seed_at(provider, 0)[0]))
     holder = {"openai_responses": "response", "anthropic": "message"}.get(provider)
     target = events[0][holder] if holder else events[0]
     target["x"] = deep(5_000)
@@ -466,7 +466,7 @@ def test_stream_body_cut_inside_a_character(provider: str) -> None:
     if not H.has_stream(provider):
         pytest.skip(f"{provider} has no stream events")
     codec = get_codec(provider)
-    first = json.dumps(H.stream_seeds(provider)[0][0][0])
+    first = json.dumps(H.stream_seed_at(provider, 0)[0][0])
     with pytest.raises(chatschema.ConversionError, match="not UTF-8"):
         list(codec.decode_stream([f"data: {first}\n\n".encode() + b"\xee"]))
 

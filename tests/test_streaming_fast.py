@@ -282,7 +282,9 @@ def long_stream(provider: str, count: int = 40) -> list[Any]:
 
 @pytest.mark.parametrize("provider", STREAMING)
 def test_recorded_streams_fast_equals_general(provider: str) -> None:
-    hits = [same_both_ways(provider, events) for events in SEEDS[provider]]
+    # every stream seed read here: a recorded one not materialized skips the test
+    seeds = [H.stream_seed_at(provider, n)[0] for n in range(H.stream_seed_count(provider))]
+    hits = [same_both_ways(provider, events) for events in seeds]
     assert sum(hit.stream for hit in hits) > 0, "no recorded event took the fast path"
 
 

@@ -32,6 +32,7 @@ from typing import Any
 
 import hostile as H
 import pytest
+import recorded
 from conftest import assembled
 
 import chatschema
@@ -51,25 +52,30 @@ MESSAGES = {
 """The key of each format's request that holds the history."""
 
 
-def _load() -> list[tuple[str, str, dict[str, Any]]]:
-    """Every exchange of the corpus: (format, file name, exchange)."""
-    found = []
-    for fmt in FORMATS:
-        for path in sorted((TRAFFIC / fmt).glob("*.json")):
-            found.append((fmt, path.name, json.loads(path.read_text(encoding="utf-8"))))
-    return found
-
-
-EXCHANGES = _load()
+FILES = [(fmt, path) for fmt in FORMATS for path in recorded.listing(TRAFFIC / fmt)]
+"""Every exchange of the corpus, as (format, path): listed from the manifest, so that
+an exchange not materialized is a skipped test (tests/recorded.py)."""
 
 
 def _params(kind: str) -> list[Any]:
-    """The exchanges that have ``kind`` ("request", "response" or "stream")."""
+    """The exchanges that have ``kind`` ("request", "response" or "stream"), read when
+    a test runs (the ``exchange`` fixture)."""
     return [
-        pytest.param(fmt, exchange, id=f"{fmt}/{name}")
-        for fmt, name, exchange in EXCHANGES
-        if kind in exchange
+        pytest.param(fmt, path, id=f"{fmt}/{path.name}")
+        for fmt, path in FILES
+        if kind in recorded.index(path)
     ]
+
+
+@pytest.fixture
+def exchange(request: pytest.FixtureRequest) -> Any:
+    """The exchange at the path a test is parametrized with (parsed once, shared)."""
+    return recorded.load(request.param, shared=True)
+
+
+def exchanges() -> list[tuple[str, str, dict[str, Any]]]:
+    """Every exchange of the corpus: (format, file name, exchange)."""
+    return [(fmt, path.name, recorded.load(path, shared=True)) for fmt, path in FILES]
 
 
 def codec_for(fmt: str) -> Codec:
@@ -137,7 +143,7 @@ def _short(value: Any) -> str:
     return text if len(text) <= 300 else text[:300] + "..."
 
 
-@pytest.mark.parametrize(("fmt", "exchange"), _params("request"))
+@pytest.mark.parametrize(("fmt", "exchange"), _params("request"), indirect=["exchange"])
 def test_request_decodes_and_checks_clean(fmt: str, exchange: dict[str, Any]) -> None:
     """The provider took the request: decoding works and ``check`` finds nothing."""
     codec = codec_for(fmt)
@@ -146,7 +152,7 @@ def test_request_decodes_and_checks_clean(fmt: str, exchange: dict[str, Any]) ->
     assert problems == [], [str(problem) for problem in problems]
 
 
-@pytest.mark.parametrize(("fmt", "exchange"), _params("request"))
+@pytest.mark.parametrize(("fmt", "exchange"), _params("request"), indirect=["exchange"])
 def test_request_round_trips(fmt: str, exchange: dict[str, Any]) -> None:
     """``encode(decode_conversation(request))`` is the request; the history byte-exact."""
     codec = codec_for(fmt)
@@ -164,7 +170,7 @@ def _text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-@pytest.mark.parametrize(("fmt", "exchange"), _params("request"))
+@pytest.mark.parametrize(("fmt", "exchange"), _params("request"), indirect=["exchange"])
 def test_request_converts_or_refuses(fmt: str, exchange: dict[str, Any]) -> None:
     """To every other format: a request, ``UnsupportedContentError``, or the target's
     located refusal - nothing else.
@@ -347,7 +353,7 @@ def lost(fmt: str, response: Any, decoded: dict[str, Any]) -> list[str]:
     ]
 
 
-@pytest.mark.parametrize(("fmt", "exchange"), _params("response"))
+@pytest.mark.parametrize(("fmt", "exchange"), _params("response"), indirect=["exchange"])
 def test_response_decodes_without_loss(fmt: str, exchange: dict[str, Any]) -> None:
     """``decode_response`` reads the response and keeps every value of it."""
     codec = codec_for(fmt)
@@ -364,7 +370,9 @@ _CACHE_COUNTS = {
 
 
 @pytest.mark.parametrize(
-    ("fmt", "exchange"), [p for p in _params("response") if p.values[0] in _CACHE_COUNTS]
+    ("fmt", "exchange"),
+    [p for p in _params("response") if p.values[0] in _CACHE_COUNTS],
+    indirect=["exchange"],
 )
 def test_prompt_tokens_add_cache_tokens(fmt: str, exchange: dict[str, Any]) -> None:
     """The mapped input count of :data:`NOT_KEPT`: the raw count plus cache reads and
@@ -383,7 +391,7 @@ def test_every_listed_response_value_is_needed() -> None:
     """Each :data:`NOT_KEPT` entry covers a value some recorded response has and its
     decoded message does not (else the entry is stale)."""
     used: set[int] = set()
-    for fmt, _name, exchange in EXCHANGES:
+    for fmt, _name, exchange in exchanges():
         if "response" not in exchange or fmt not in PROVIDERS:
             continue
         try:
@@ -421,7 +429,7 @@ def final_response(fmt: str, stream: Any) -> Any:
     return final
 
 
-@pytest.mark.parametrize(("fmt", "exchange"), _params("stream"))
+@pytest.mark.parametrize(("fmt", "exchange"), _params("stream"), indirect=["exchange"])
 def test_stream_assembles(fmt: str, exchange: dict[str, Any]) -> None:
     """The chunks assemble to the final response's message, or to a valid message."""
     codec = codec_for(fmt)
@@ -457,7 +465,7 @@ def test_stream_assembles(fmt: str, exchange: dict[str, Any]) -> None:
 def test_corpus_has_every_format_and_stays_small() -> None:
     """Enough exchanges of each kind, within 4 MB on disk."""
     counts: dict[tuple[str, str], int] = {}
-    for fmt, _name, exchange in EXCHANGES:
+    for fmt, _name, exchange in exchanges():
         kind = "stream" if "stream" in exchange else "response"
         counts[fmt, kind] = counts.get((fmt, kind), 0) + 1
     for fmt in FORMATS:
@@ -470,6 +478,6 @@ def test_corpus_has_every_format_and_stays_small() -> None:
 def test_every_file_has_provenance() -> None:
     """Each corpus file is listed in the README with its source."""
     readme = (TRAFFIC / "README.md").read_text(encoding="utf-8")
-    for fmt, name, exchange in EXCHANGES:
+    for fmt, name, exchange in exchanges():
         assert f"`{fmt}/{name}`" in readme, name
         assert set(exchange) in ({"request", "response"}, {"request", "stream"}), name

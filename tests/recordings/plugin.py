@@ -1,28 +1,32 @@
-"""pytest plugin: a test that needs a recorded payload which is not materialized skips.
+"""pytest plugin: a test whose recorded payload is not materialized skips, visibly.
 
-Recorded payloads are made by ``tests/recordings/build.py`` from mirrored repositories
-(``manifest.yaml``); on a machine without the mirror they are absent. Then, instead of
-erroring:
+Recorded payloads are made by ``tests/recordings/build.py`` (``make recordings``) and
+never committed (``manifest.yaml``); on a new machine they may be absent. The tests
+over them are parametrized from the manifest (``tests/recorded.py``), so each is
+collected whether its file is there or not; when it runs:
 
-- a test, fixture or test module that opens one (``FileNotFoundError`` naming a
-  manifest destination) is skipped, the reason naming the file, its repository and
-  commit, and the mirror directory looked in;
-- the tests listed under ``readers`` in the manifest (node id patterns: tests that list
-  a directory of recorded files rather than open them by name) skip while any file
-  under their directories is missing; likewise a test left with an empty parameter set.
+- a test, fixture or test module that opens an absent recorded file
+  (``FileNotFoundError`` naming a manifest destination) is skipped, the reason naming
+  the file, its repository and commit, and ``make recordings``;
+- with ``CHATSCHEMA_RECORDINGS=required`` it fails instead (a release check);
+- the run ends with one line saying how many recorded files were present and how many
+  tests skipped for want of one.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import os
-from collections.abc import Generator, Iterable
+from collections.abc import Generator
 from functools import cache
 
 import pytest
 from recordings import build  # type: ignore[import-not-found,unused-ignore]
 
 ROOT = build.ROOT
+PREFIX = "recorded payload not materialized: "
+"""How the skip reasons of this plugin begin (the closing line counts them)."""
+REQUIRED = os.environ.get("CHATSCHEMA_RECORDINGS", "").strip().lower() == "required"
+"""``CHATSCHEMA_RECORDINGS=required``: an absent recorded file fails its test."""
 
 
 @cache
@@ -31,47 +35,12 @@ def _entries() -> dict[str, build.Entry]:
     return {os.path.realpath(ROOT / entry.dest): entry for entry in build.load_manifest()}
 
 
-@cache
-def _readers() -> list[tuple[str, tuple[str, ...]]]:
-    """Tests that list recorded directories: (node id pattern, destination prefixes)."""
-    import yaml  # type: ignore[import-untyped]
-
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    document = yaml.load(build.MANIFEST.read_bytes(), Loader=loader)
-    return [(item["tests"], tuple(item["reads"])) for item in document.get("readers") or []]
-
-
-@cache
-def _complete() -> bool:
-    """Whether the last build made every file and they are unchanged (no manifest read)."""
-    complete: bool = build.up_to_date(build.mirror_root(), build._digest(build.INPUTS))
-    return complete
-
-
-def _reason(entries: Iterable[build.Entry]) -> str:
-    """Why tests needing ``entries`` skip: what is missing and where it would come from."""
-    entries = list(entries)
-    sources = sorted({(entry.repo, entry.commit) for entry in entries})
-    where = "; ".join(
-        f"{repo} at {commit[:12]} (looked for in {build.git_dir(repo)})" for repo, commit in sources
-    )
-    what = f"{entries[0].dest} is" if len(entries) == 1 else f"{len(entries)} files are"
+def _reason(entry: build.Entry) -> str:
+    """Why a test needing ``entry`` does not run, and what makes the file."""
     return (
-        f"recorded payload not materialized: {what} made from {where} by "
-        "tests/recordings/build.py; fetch the repository at that commit into "
-        "$CHATSCHEMA_MIRROR and run it"
+        f"{PREFIX}{entry.dest} (cut from {entry.repo} at {entry.commit[:12]}); "
+        "`make recordings` makes it (tests/recordings/README.md)"
     )
-
-
-def _missing(prefixes: tuple[str, ...] | None = None) -> list[build.Entry]:
-    """Manifest entries whose destination is missing (under ``prefixes`` if given)."""
-    if _complete():
-        return []
-    return [
-        entry
-        for path, entry in _entries().items()
-        if (prefixes is None or entry.dest.startswith(prefixes)) and not os.path.exists(path)
-    ]
 
 
 def _recorded(error: BaseException) -> build.Entry | None:
@@ -82,15 +51,18 @@ def _recorded(error: BaseException) -> build.Entry | None:
 
 
 def _skip_if_recorded(error: BaseException) -> None:
-    """Skip (raise) when ``error`` is a missing recorded payload."""
+    """Skip (or, when required, fail) when ``error`` is an absent recorded payload."""
     entry = _recorded(error)
-    if entry is not None:
-        pytest.skip(_reason([entry]))
+    if entry is None:
+        return
+    if REQUIRED:
+        pytest.fail(_reason(entry) + " [CHATSCHEMA_RECORDINGS=required]", pytrace=False)
+    pytest.skip(_reason(entry))
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
-    """A fixture that opens a missing recorded payload skips its test."""
+    """A fixture that opens an absent recorded payload skips its test."""
     try:
         return (yield)
     except FileNotFoundError as error:
@@ -100,7 +72,7 @@ def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
-    """A test that opens a missing recorded payload skips."""
+    """A test that opens an absent recorded payload skips."""
     try:
         return (yield)
     except FileNotFoundError as error:
@@ -110,41 +82,62 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_make_collect_report(collector: pytest.Collector) -> pytest.CollectReport | None:
-    """A test module that opens a missing recorded payload on import is skipped."""
+    """A test module that opens an absent recorded payload on import is skipped (the
+    suites read recorded files only when a test runs; this keeps a slip visible)."""
     if not isinstance(collector, pytest.Module):
         return None
     try:
         collector.obj  # noqa: B018  (imports the module; pytest keeps it)
     except FileNotFoundError as error:
         entry = _recorded(error)
-        if entry is None:
-            return None
-        where = (str(collector.path), 0, "Skipped: " + _reason([entry]))
+        if entry is None or REQUIRED:
+            return None  # pytest's own collection reports the error
+        reason = f"{_reason(entry)}; the whole module, read on import"
+        where = (str(collector.path), 0, "Skipped: " + reason)
         return pytest.CollectReport(collector.nodeid, "skipped", where, [])
     except (Exception, pytest.skip.Exception):
         return None  # pytest's own collection reports it
     return None
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Skip the tests ``readers`` lists, and tests left without parameters, while
-    recorded files they would list are missing."""
-    if _complete():
-        return
-    empty = [
-        item
-        for item in items
-        if any(
-            str(mark.kwargs.get("reason", "")).startswith("got empty parameter set")
-            for mark in item.iter_markers("skip")
-        )
-    ]
-    missing = _missing() if empty else []
-    for item in empty if missing else []:
-        item.add_marker(pytest.mark.skip(reason=_reason(missing)), append=False)
-    # the more precise reason, added last, is the one shown
-    for pattern, prefixes in _readers():
-        chosen = [item for item in items if fnmatch.fnmatchcase(item.nodeid, pattern)]
-        missing = _missing(prefixes) if chosen else []
-        for item in chosen if missing else []:
-            item.add_marker(pytest.mark.skip(reason=_reason(missing)), append=False)
+class _Counter:
+    """Tests skipped for an absent recorded file, counted from their reports."""
+
+    skipped = 0
+
+
+def _ours(report: pytest.TestReport | pytest.CollectReport) -> bool:
+    """Whether a report is a skip of this plugin's."""
+    reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else ""
+    return report.skipped and str(reason).removeprefix("Skipped: ").startswith(PREFIX)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Count a test skipped by this plugin."""
+    _Counter.skipped += _ours(report)
+
+
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    """Count a module skipped by this plugin (as one)."""
+    _Counter.skipped += _ours(report)
+
+
+def summary() -> str:
+    """The closing line: recorded files present, and tests skipped for the others."""
+    import recorded  # type: ignore[import-not-found,unused-ignore]
+
+    total = len(_entries())
+    present = sum(os.path.exists(path) for path in _entries())
+    line = f"recorded traffic: {present:,} of {total:,} files present"
+    if present < total:
+        line += f": {_Counter.skipped:,} tests skipped"
+        if recorded.LEFT_OUT:
+            files = "file" if len(recorded.LEFT_OUT) == 1 else "files"
+            line += f", {len(recorded.LEFT_OUT):,} {files} left out of the fuzz seed pools"
+        line += " (make recordings)"
+    return line
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Say how much of the recorded traffic the run had, as its last line."""
+    terminalreporter.write_line(summary())

@@ -79,11 +79,7 @@ def _conversations() -> Iterator[tuple[str, Any]]:
         yield f"neutral/{name}", document
     for name, payload in WIRE.items():
         yield f"wire/{name}", codec.decode_conversation(payload)
-    for number, payload in enumerate(H.request_seeds("anthropic")):
-        try:
-            yield f"seed/{number}", codec.decode_conversation(payload)
-        except ChatSchemaError:
-            continue
+    yield from H.decoded_request_seeds("anthropic")
     for number, document in enumerate(H.CONVERSATIONS):
         yield f"fixture/{number}", document
 
@@ -98,7 +94,7 @@ def test_the_fast_walk_is_on_by_default() -> None:
 @pytest.mark.parametrize("options", OPTIONS, ids=[json.dumps(o) for o in OPTIONS])
 @pytest.mark.parametrize(("name", "conversation"), CASES, ids=[name for name, _ in CASES])
 def test_recorded_shapes(name: str, conversation: Any, options: dict[str, Any]) -> None:
-    both_walks(conversation, options)
+    both_walks(H.conversation_of(conversation), options)
 
 
 def _histories() -> dict[str, list[Any]]:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import recorded
 from oracle import validate_request
 
 from chatschema import (
@@ -31,11 +32,10 @@ from chatschema.providers import anthropic as codec
 from .helpers import SIG, enc
 
 ENCODE = importlib.import_module("chatschema.providers.anthropic.encode")
-RECORDED: dict[str, dict[str, Any]] = json.loads(
-    (Path(__file__).resolve().parents[2] / "payloads" / "anthropic" / "requests.json").read_text(
-        encoding="utf-8"
-    )
+RECORDED = recorded.Lazy(
+    Path(__file__).resolve().parents[2] / "payloads" / "anthropic" / "requests.json"
 )
+"""The recorded requests by name (read when a test uses one: absent, it skips)."""
 # Not held to the oracle (the SDK's non-beta request types): recorded with a top-level
 # temperature / top_k, which SDK >= 1.0 no longer types (they go through extra_body),
 # or with what only the beta types have (output_config.task_budget, compaction blocks).

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import recorded
 from oracle import validate_request
 
 from chatschema.providers import bedrock_converse as codec
@@ -31,8 +32,9 @@ def load(name: str) -> dict[str, Any]:
 
 
 def names(prefix: str) -> list[str]:
-    """The recorded payload files of a kind (``request``, ``response``, ``stream``)."""
-    return sorted(path.stem for path in PAYLOADS.glob(f"{prefix}_*.json"))
+    """The recorded payload files of a kind (``request``, ``response``, ``stream``), from
+    the manifest: an absent one is a skipped test."""
+    return [path.stem for path in recorded.listing(PAYLOADS, f"{prefix}_*.json")]
 
 
 def enc(conversation: Any, **options: Any) -> dict[str, Any]:

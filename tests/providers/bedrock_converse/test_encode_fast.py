@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from chatschema import Conversation, parse
 from chatschema.errors import ChatSchemaError
 from chatschema.providers import bedrock_converse as codec
-from providers.bedrock_converse.helpers import load, names
+from providers.bedrock_converse.helpers import PAYLOADS, names
 
 ENCODE: Any = importlib.import_module("chatschema.providers.bedrock_converse.encode")
 BENCH = H.ROOT / "bench"
@@ -67,13 +67,9 @@ def both_walks(conversation: Any, options: dict[str, Any]) -> None:
 
 def _conversations() -> Iterator[tuple[str, Any]]:
     """Every conversation of the recorded requests, the shared seeds and the fixtures."""
-    for name in names("request"):
-        yield f"wire/{name}", codec.decode_conversation(load(name)["request"])
-    for number, payload in enumerate(H.request_seeds("bedrock_converse")):
-        try:
-            yield f"seed/{number}", codec.decode_conversation(payload)
-        except ChatSchemaError:
-            continue
+    for name in names("request"):  # read when the test runs: absent, it skips
+        yield f"wire/{name}", H.Recorded(PAYLOADS / f"{name}.json", "request")
+    yield from H.decoded_request_seeds("bedrock_converse")
     for number, document in enumerate(H.CONVERSATIONS):
         yield f"fixture/{number}", document
 
@@ -88,7 +84,7 @@ def test_the_fast_writer_is_on_by_default() -> None:
 @pytest.mark.parametrize("options", OPTIONS, ids=[json.dumps(o) for o in OPTIONS])
 @pytest.mark.parametrize(("name", "conversation"), CASES, ids=[name for name, _ in CASES])
 def test_recorded_shapes(name: str, conversation: Any, options: dict[str, Any]) -> None:
-    both_walks(conversation, options)
+    both_walks(H.conversation_of(conversation), options)
 
 
 def _histories() -> dict[str, list[Any]]:

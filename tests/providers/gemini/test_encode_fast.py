@@ -78,11 +78,7 @@ def _conversations() -> list[tuple[str, Any]]:
     cases += [(f"lossy/{name}", messages) for name, (messages, _, _) in LOSSY.items()]
     cases += [(f"checks/{name}", messages) for name, (messages, _) in CHECKS.items()]
     cases.append(("vision_off", VISION_OFF))
-    for number, payload in enumerate(H.request_seeds("gemini")):
-        try:
-            cases.append((f"seed/{number}", codec.decode_conversation(payload)))
-        except ChatSchemaError:
-            continue
+    cases += H.decoded_request_seeds("gemini")
     cases += [(f"fixture/{number}", document) for number, document in enumerate(H.CONVERSATIONS)]
     return cases
 
@@ -97,7 +93,7 @@ def test_the_fast_walk_is_on_by_default() -> None:
 @pytest.mark.parametrize("options", OPTIONS, ids=[json.dumps(o) for o in OPTIONS])
 @pytest.mark.parametrize(("name", "conversation"), CASES, ids=[name for name, _ in CASES])
 def test_recorded_shapes(name: str, conversation: Any, options: dict[str, Any]) -> None:
-    both_walks(conversation, options)
+    both_walks(H.conversation_of(conversation), options)
 
 
 def _histories() -> dict[str, list[Any]]:

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import recorded
 from conftest import assembled
 from google.genai import types
 from hypothesis import example, given, settings
@@ -31,7 +32,8 @@ from chatschema import (
 from chatschema.providers import gemini
 from providers.gemini.helpers import PAYLOADS, SIG_A, SIG_B, SIG_C
 
-STREAMS = sorted(path.stem for path in PAYLOADS.glob("stream_*.json"))
+STREAMS = [path.stem for path in recorded.listing(PAYLOADS, "stream_*.json")]
+"""The stream files, recorded ones included (absent: their test skips)."""
 
 _USER_DATA = {"args", "response"}
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+import hostile as H
 import pytest
 from hypothesis import HealthCheck, given, settings
 
@@ -65,8 +66,8 @@ def test_neutral_histories_of_the_encode_tests(document: dict[str, Any]) -> None
 
 
 @pytest.mark.parametrize(("name", "conversation"), DECODED, ids=[name for name, _ in DECODED])
-def test_request_seeds_of_every_format(name: str, conversation: Conversation) -> None:
-    assert_same_paths(ENCODE, NAME, conversation)
+def test_request_seeds_of_every_format(name: str, conversation: Any) -> None:
+    assert_same_paths(ENCODE, NAME, H.conversation_of(conversation))
 
 
 @pytest.mark.parametrize("conversation", FIXTURES, ids=[str(i) for i in range(len(FIXTURES))])

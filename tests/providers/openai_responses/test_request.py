@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import recorded
 from oracle import validate_request
 
 import chatschema
@@ -35,9 +36,8 @@ from chatschema.providers import openai_responses as R
 from providers.openai_responses.helpers import NAME, WEATHER_TOOL
 
 PAYLOADS = Path(__file__).parents[2] / "payloads" / NAME
-RECORDED: list[dict[str, Any]] = json.loads(
-    (PAYLOADS / "requests_pydantic_ai.json").read_text("utf-8")
-)
+RECORDED = PAYLOADS / "requests_pydantic_ai.json"
+"""Recorded requests, each ``{"source": ..., "request": ...}`` (read when a test runs)."""
 
 
 def _valid(payload: dict[str, Any]) -> bool:
@@ -52,8 +52,9 @@ def _valid(payload: dict[str, Any]) -> bool:
 # ================================================================ recorded requests
 
 
-@pytest.mark.parametrize("entry", RECORDED, ids=[entry["source"] for entry in RECORDED])
-def test_recorded_requests_come_back_exactly(entry: dict[str, Any]) -> None:
+@pytest.mark.parametrize("source", recorded.index(RECORDED))
+def test_recorded_requests_come_back_exactly(source: str) -> None:
+    entry = recorded.item(RECORDED, source, shared=True)
     request = entry["request"]
     original = copy.deepcopy(request)
     conversation = R.decode_conversation(request)
@@ -61,9 +62,9 @@ def test_recorded_requests_come_back_exactly(entry: dict[str, Any]) -> None:
     encoded = R.encode(conversation, check=False)
     assert encoded == request
     # every item but the YAML-sorted messages, byte for byte (their key order kept)
-    for sent, recorded in zip(encoded["input"], request["input"], strict=True):
-        if "role" not in recorded:
-            assert json.dumps(sent) == json.dumps(recorded)
+    for sent, original_item in zip(encoded["input"], request["input"], strict=True):
+        if "role" not in original_item:
+            assert json.dumps(sent) == json.dumps(original_item)
     if _valid(request):
         validate_request(NAME, encoded)
     # the neutral form survives its own JSON round trip
@@ -75,7 +76,7 @@ def test_the_recorded_requests_cover_the_settings() -> None:
     """The corpus is not vacuous: it holds every kind of setting and kept key."""
     settings: set[str] = set()
     kept: set[str] = set()
-    for entry in RECORDED:
+    for entry in recorded.load(RECORDED, shared=True):
         conversation = R.decode_conversation(entry["request"])
         if conversation.settings is not None:
             settings |= conversation.settings.model_fields_set
@@ -85,7 +86,7 @@ def test_the_recorded_requests_cover_the_settings() -> None:
 
 
 def _recorded(source: str) -> dict[str, Any]:
-    (request,) = [entry["request"] for entry in RECORDED if entry["source"] == source]
+    request = recorded.item(RECORDED, source, shared=True)["request"]
     return copy.deepcopy(request)
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import recorded
 from conftest import assembled
 
 import chatschema
@@ -27,14 +28,19 @@ NAME = "openai_responses"
 PAYLOADS = Path(__file__).parents[2] / "payloads" / NAME
 
 
-def _load(name: str) -> list[dict[str, Any]]:
-    events: list[dict[str, Any]] = json.loads((PAYLOADS / name).read_text("utf-8"))
+def _load(source: Path | list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The events of a recorded stream file (read when a test runs: absent, the test
+    skips), or ``source`` itself when it is events already."""
+    if isinstance(source, list):
+        return source
+    events: list[dict[str, Any]] = recorded.load(source, shared=True)
     return events
 
 
-MCP = _load("mcp_list_tools_stream.json")
-CODE = _load("code_interpreter_stream.json")
-CODE_IMAGE = _load("code_interpreter_image_stream.json")
+# recorded from the API (tests/payloads/openai_responses/README.md)
+MCP = PAYLOADS / "mcp_list_tools_stream.json"
+CODE = PAYLOADS / "code_interpreter_stream.json"
+CODE_IMAGE = PAYLOADS / "code_interpreter_image_stream.json"
 
 
 def _final(events: list[dict[str, Any]]) -> dict[str, Any]:
@@ -59,16 +65,18 @@ def _ids(message: dict[str, Any]) -> list[str]:
 
 
 def test_items_finished_out_of_order_assemble_in_output_order() -> None:
-    final = _final(MCP)
-    reply = _decoded(MCP)
+    mcp = _load(MCP)
+    final = _final(mcp)
+    reply = _decoded(mcp)
     assert reply == to_dict(R.decode_response(final))
     assert _ids(reply) == [item["id"] for item in final["output"]]
-    assert _decoded([sse(MCP)]) == reply  # the raw body, as the API sent it
+    assert _decoded([sse(mcp)]) == reply  # the raw body, as the API sent it
 
 
 def test_the_message_waits_only_for_the_items_before_it() -> None:
     """The items the stream finishes late hold back what follows them, nothing else."""
-    chunks = list(R.decode_stream(MCP))
+    mcp = _load(MCP)
+    chunks = list(R.decode_stream(mcp))
     assert chunks[0].provider == NAME
     first_text = next(
         position
@@ -85,23 +93,24 @@ def test_the_message_waits_only_for_the_items_before_it() -> None:
     # without the late items, the message streams as its events come
     done = [
         {"type": "response.output_item.done", "output_index": i, "item": item, "sequence_number": 0}
-        for i, item in enumerate(_final(MCP)["output"][:3])
+        for i, item in enumerate(_final(mcp)["output"][:3])
     ]
-    prompt = [event for event in MCP if event["type"] != "response.output_item.done"]
+    prompt = [event for event in mcp if event["type"] != "response.output_item.done"]
     events = prompt[:2] + done + prompt[2:]
     texts = [
         chunk
         for chunk in R.decode_stream(events)
         if isinstance(chunk.content, list) and any(b.type == "text" for b in chunk.content)
     ]
-    deltas = [event for event in MCP if event["type"] == "response.output_text.delta"]
+    deltas = [event for event in mcp if event["type"] == "response.output_text.delta"]
     # the part's start, one chunk per delta (none merged, none held), the item's end
     assert len(texts) == len(deltas) + 2
 
 
 def test_items_that_are_never_done_come_from_the_final_response() -> None:
-    events = [event for event in MCP if event["type"] != "response.output_item.done"]
-    assert _decoded(events) == to_dict(R.decode_response(_final(MCP)))
+    mcp = _load(MCP)
+    events = [event for event in mcp if event["type"] != "response.output_item.done"]
+    assert _decoded(events) == to_dict(R.decode_response(_final(mcp)))
 
 
 def _renumbered(events: list[dict[str, Any]], start: int, shift: int) -> list[dict[str, Any]]:
@@ -115,8 +124,9 @@ def _renumbered(events: list[dict[str, Any]], start: int, shift: int) -> list[di
 
 
 @pytest.mark.parametrize("events", [MCP, stream_of(SIMULATED["interleaved_incomplete"])])
-def test_a_skipped_output_index_does_not_make_an_item_twice(events: list[dict[str, Any]]) -> None:
+def test_a_skipped_output_index_does_not_make_an_item_twice(events: Any) -> None:
     """Stream indexes 0, 1, 3, 4 ... for the response's 0, 1, 2, 3: items match by id."""
+    events = _load(events)
     final = _final(events)
     reply = _decoded(_renumbered(events, 2, 1))
     assert reply == to_dict(R.decode_response(final))
@@ -143,7 +153,8 @@ def _reissued(events: list[dict[str, Any]]) -> bool:
 
 
 @pytest.mark.parametrize("events", [CODE, CODE_IMAGE], ids=["logs_off", "image_output"])
-def test_code_interpreter_streams_assemble_to_decode_response(events: list[dict[str, Any]]) -> None:
+def test_code_interpreter_streams_assemble_to_decode_response(events: Any) -> None:
+    events = _load(events)
     assert _reissued(events)  # (what the recordings show)
     reply = _decoded(events)
     assert reply == to_dict(R.decode_response(_final(events)))
@@ -170,7 +181,7 @@ def test_code_interpreter_streams_assemble_to_decode_response(events: list[dict[
 
 
 def test_code_interpreter_blocks_are_this_formats_own() -> None:
-    message = R.decode_response(_final(CODE_IMAGE))
+    message = R.decode_response(_final(_load(CODE_IMAGE)))
     assert isinstance(message.content, list)
     call, result = (b for b in message.content if b.type.startswith("server_tool"))
     assert isinstance(call, ServerToolCallBlock) and isinstance(result, ServerToolResultBlock)
@@ -198,22 +209,20 @@ def _history(final: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 REPLAYED = {
-    "mcp_list_tools": _final(MCP),
-    "code_interpreter": _final(CODE),
-    "code_interpreter_image": _final(CODE_IMAGE),
-    **{
-        path.stem: _final(json.loads(path.read_text("utf-8")))
-        for path in sorted(PAYLOADS.glob("stream_*.json"))
-    },
+    "mcp_list_tools": MCP,
+    "code_interpreter": CODE,
+    "code_interpreter_image": CODE_IMAGE,
+    **{path.stem: path for path in recorded.listing(PAYLOADS, "stream_*.json")},
 }
-
+"""The stream files whose final response is replayed (read when the test runs)."""
 
 # the responses recorded from the API itself (the README of the payloads)
-RECORDED_BY_API = {_final(events)["id"] for events in (MCP, CODE, CODE_IMAGE)}
+RECORDED_BY_API = (MCP, CODE, CODE_IMAGE)
 
 
-@pytest.mark.parametrize("final", list(REPLAYED.values()), ids=list(REPLAYED))
-def test_recorded_output_items_replay_byte_for_byte(final: dict[str, Any]) -> None:
+@pytest.mark.parametrize("path", list(REPLAYED.values()), ids=list(REPLAYED))
+def test_recorded_output_items_replay_byte_for_byte(path: Path) -> None:
+    final = _final(_load(path))
     request = {"input": _history(final)}
     encoded = R.encode(R.decode_conversation(json.dumps(request)))
     assert json.dumps(encoded) == json.dumps(request)
@@ -222,7 +231,7 @@ def test_recorded_output_items_replay_byte_for_byte(final: dict[str, Any]) -> No
     reply = R.decode_response(final)
     again = R.encode([chatschema.user("Go on."), reply], check=False)
     assert again["input"][1:] == final["output"]
-    if final["id"] in RECORDED_BY_API:
+    if final["id"] in {_final(_load(source))["id"] for source in RECORDED_BY_API}:
         assert json.dumps(again["input"][1:]) == json.dumps(final["output"])
 
 
