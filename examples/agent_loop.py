@@ -1,32 +1,44 @@
 """An agent loop through the official OpenAI and Anthropic clients, with no network.
 
-A local HTTP server on 127.0.0.1 replays answers the providers really gave (recorded
-in ``examples/recorded/``, provenance in its README), one per request, in order. The
-official clients (``openai.OpenAI``, ``anthropic.AsyncAnthropic``) talk to it over
-real HTTP; everything else is what an agent does with chatschema:
+The official clients (``openai.OpenAI``, streamed, and ``anthropic.AsyncAnthropic``)
+talk over real HTTP to a local server on 127.0.0.1; everything else is what an
+agent does with chatschema:
 
     history -> encode -> client call -> decode_stream / decode_response
             -> run the tool -> tool result into the history -> next turn
 
 and each request and reply that crossed the wire is printed, shortly.
 
-Run it with ``make demo`` or ``.venv/bin/python examples/agent_loop.py``.
+The server is, by default, the scripted local provider of ``scripted_provider.py``
+(next to this file): it decodes each request with chatschema's codec, asks a
+scripted model (a few rules: call the tool, then answer with its result) and writes
+the answer as OpenAI Chat Completions (an SSE stream) or Anthropic Messages would.
+Nothing outside the repository is needed.
+
+With ``--recorded`` it replays instead the answers the providers really gave,
+``examples/recorded/*.json`` (provenance in its README), one per request, in order.
+Those files are not committed: ``make recordings`` materializes them; without them
+``--recorded`` exits with status 2.
+
+Run it with ``make demo`` or ``.venv/bin/python examples/agent_loop.py [--recorded]``.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import os
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from anthropic import AsyncAnthropic
 from openai import OpenAI
+from scripted_provider import LOCAL, running, scripted_server
 
 from chatschema import (
     AssistantMessage,
@@ -41,7 +53,20 @@ from chatschema import (
 from chatschema.providers import anthropic, openai_chat
 
 RECORDED = Path(__file__).resolve().parent / "recorded"
-LOCAL = "127.0.0.1"
+ROOT = RECORDED.parent.parent
+LOOPS = ("openai_chat_agent_loop", "anthropic_agent_loop")
+"""The recorded conversations, ``recorded/<name>.json``."""
+
+
+class LocalServer(Protocol):
+    """What a loop needs of its local server: where it is and what it received."""
+
+    received: list[dict[str, Any]]
+
+    @property
+    def url(self) -> str:
+        """The server's base URL."""
+        ...
 
 
 # ----------------------------------------------------------- the recorded server
@@ -100,14 +125,8 @@ def recorded_server(name: str) -> Iterator[RecordedServer]:
     """A :class:`RecordedServer` for ``recorded/<name>.json``, running in a thread."""
     data = json.loads((RECORDED / f"{name}.json").read_text(encoding="utf-8"))
     server = RecordedServer(data["interactions"])
-    thread = threading.Thread(target=server.httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with running(server.httpd):
         yield server
-    finally:
-        server.httpd.shutdown()
-        server.httpd.server_close()
-        thread.join()
 
 
 # ----------------------------------------------------------- printing, shortly
@@ -180,7 +199,7 @@ def run_tools(conversation: Conversation, reply: AssistantMessage) -> None:
 # ----------------------------------------------------------- the loops
 
 
-def openai_chat_loop(server: RecordedServer) -> Conversation:
+def openai_chat_loop(server: LocalServer) -> Conversation:
     """OpenAI Chat Completions, streamed, with the sync client."""
     client = OpenAI(api_key="demo-key", base_url=f"{server.url}/v1", max_retries=0)
     conversation = Conversation(
@@ -221,7 +240,7 @@ def openai_chat_loop(server: RecordedServer) -> Conversation:
     return conversation
 
 
-async def anthropic_loop(server: RecordedServer) -> Conversation:
+async def anthropic_loop(server: LocalServer) -> Conversation:
     """Anthropic Messages, not streamed, with the async client."""
     conversation = Conversation(
         messages=[
@@ -254,22 +273,52 @@ async def anthropic_loop(server: RecordedServer) -> Conversation:
     return conversation
 
 
-def main() -> None:
-    """Both loops, each against its recorded server."""
-    # the recorded servers are local: no proxy between the clients and them
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run both loops against the scripted local provider (or ``--recorded`` replies).
+
+    Returns the exit status: 2 when ``--recorded`` finds the recordings absent.
+    """
+    parser = argparse.ArgumentParser(
+        description="An agent loop through the official OpenAI and Anthropic clients, "
+        "against a local server: the scripted local provider, or recorded replies."
+    )
+    parser.add_argument(
+        "--recorded",
+        action="store_true",
+        help="replay the providers' recorded answers (examples/recorded/, made by "
+        "`make recordings`) instead of the scripted local provider",
+    )
+    recorded = parser.parse_args(argv).recorded
+    if recorded:
+        missing = [RECORDED / f"{name}.json" for name in LOOPS]
+        missing = [path for path in missing if not path.is_file()]
+        if missing:
+            names = ", ".join(str(path.relative_to(ROOT)) for path in missing)
+            print(
+                f"agent_loop: the recordings are absent ({names}); "
+                "`make recordings` materializes them",
+                file=sys.stderr,
+            )
+            return 2
+    # the servers are local: no proxy between the clients and them
     no_proxy = os.environ.get("NO_PROXY", "")
     os.environ["NO_PROXY"] = f"{no_proxy},{LOCAL}" if no_proxy else LOCAL
 
-    print("== openai_chat: OpenAI().chat.completions.create(stream=True)")
-    with recorded_server("openai_chat_agent_loop") as server:
-        history = openai_chat_loop(server)
+    def server(name: str) -> AbstractContextManager[LocalServer]:
+        return recorded_server(name) if recorded else scripted_server()
+
+    against = "recorded replies" if recorded else "the scripted local provider"
+    print(f"== openai_chat: OpenAI().chat.completions.create(stream=True), against {against}")
+    with server("openai_chat_agent_loop") as local:
+        history = openai_chat_loop(local)
     print(f"done: {len(history.messages)} messages, answer: {short(history.messages[-1].text)!r}")
 
-    print("\n== anthropic: await AsyncAnthropic().messages.create(...)")
-    with recorded_server("anthropic_agent_loop") as server:
-        history = asyncio.run(anthropic_loop(server))
+    print(f"\n== anthropic: await AsyncAnthropic().messages.create(...), against {against}")
+    with server("anthropic_agent_loop") as local:
+        history = asyncio.run(anthropic_loop(local))
     print(f"done: {len(history.messages)} messages, answer: {short(history.messages[-1].text)!r}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
