@@ -42,6 +42,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from collections.abc import Callable
@@ -710,9 +711,20 @@ def _hot_spots(stats: pstats.Stats, top: int) -> str:
 
 
 def _short_path(filename: str) -> str:
-    for marker in ("site-packages/", str(ROOT) + "/"):
+    """A profiled function's file, without this machine's directories.
+
+    An installed package's is spelled ``<site-packages>/...``, the repository's is
+    relative to it, the standard library's is ``<python>/...``.
+    """
+    for marker in ("/site-packages/", "/dist-packages/"):
         if marker in filename:
-            return filename.split(marker, 1)[1]
+            return "<site-packages>/" + filename.split(marker, 1)[1]
+    prefixes = [(str(ROOT) + os.sep, "")]
+    paths = sysconfig.get_paths()
+    prefixes += [(paths[key] + os.sep, "<python>/") for key in ("stdlib", "platstdlib")]
+    for prefix, spelled in prefixes:
+        if filename.startswith(prefix):
+            return spelled + filename[len(prefix) :]
     return filename
 
 

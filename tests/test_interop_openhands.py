@@ -2,7 +2,7 @@
 
 openhands-sdk needs Python 3.12 and cannot be installed here, so the payloads in
 ``tests/payloads/openhands`` are written by hand exactly as ``Message.model_dump()``
-produces them (``/work/shared/research/openhands.md`` §1 and §9), and the models
+produces them (openhands-sdk 1.58's ``Message`` and its serializers), and the models
 below restate the storage shapes of ``openhands.sdk.llm.message`` (1.58) as an
 oracle: every document :func:`to_openhands` writes must load into them and dump back
 unchanged, key order included.
