@@ -583,6 +583,17 @@ def conversation_of(value: Any) -> Any:
     return value
 
 
+def nonempty(pool: list[Any], provider: str) -> list[Any]:
+    """``pool``, a list of ``provider``'s seeds; when it is empty for want of recorded
+    files (``tests/payloads/<provider>``), ``FileNotFoundError`` naming the first one
+    absent, so that the test using the pool skips (tests/recordings/plugin.py)."""
+    if not pool:
+        for path in recorded.listing(PAYLOADS / provider, "*"):
+            if recorded.is_recorded(path) and not path.exists():
+                raise FileNotFoundError(2, "recorded seed file absent", str(path))
+    return pool
+
+
 def present(seeds: Sequence[Recorded]) -> list[Recorded]:
     """The recorded seeds whose file is present (the others are counted for the run's
     closing line)."""

@@ -304,7 +304,7 @@ def request_case(provider: str, mutated: Any, target: str) -> None:
 
 
 def request_args(provider: str) -> st.SearchStrategy[tuple[Any, ...]]:
-    return st.tuples(st.just(provider), H.mutated(REQUESTS[provider]), st.sampled_from(PROVIDERS))
+    return st.tuples(st.just(provider), H.mutated(H.nonempty(REQUESTS[provider], provider)), st.sampled_from(PROVIDERS))
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
@@ -377,7 +377,7 @@ def response_case(provider: str, mutated: Any) -> None:
 
 
 def response_args(provider: str) -> st.SearchStrategy[tuple[Any, ...]]:
-    return st.tuples(st.just(provider), H.mutated(RESPONSES[provider]))
+    return st.tuples(st.just(provider), H.mutated(H.nonempty(RESPONSES[provider], provider)))
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
@@ -410,7 +410,7 @@ def stream_case(provider: str, mutated: Any) -> None:
 
 
 def stream_args(provider: str) -> st.SearchStrategy[tuple[Any, ...]]:
-    return st.tuples(st.just(provider), H.mutated_stream(STREAMS[provider]))
+    return st.tuples(st.just(provider), H.mutated_stream(H.nonempty(STREAMS[provider], provider)))
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
@@ -443,7 +443,7 @@ def sse(provider: str, events: list[Any]) -> bytes:
 @st.composite
 def sse_bodies(draw: st.DrawFn, provider: str) -> list[bytes]:
     """A stream's raw body, corrupted and cut into pieces anywhere."""
-    body = bytearray(sse(provider, draw(st.sampled_from(STREAMS[provider]))))
+    body = bytearray(sse(provider, draw(st.sampled_from(H.nonempty(STREAMS[provider], provider)))))
     for _ in range(draw(st.integers(0, 3))):
         position = draw(st.integers(0, len(body)))
         kind = draw(st.sampled_from(["flip", "insert", "delete", "cut"]))

@@ -239,7 +239,8 @@ def test_validation_errors_hide_planted_secrets(document: Any) -> None:
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_conversion_errors_hide_planted_secrets(provider: str) -> None:
     codec = get_codec(provider)
-    requests, responses = H.request_seeds(provider), H.response_seeds(provider)
+    requests = H.nonempty(H.request_seeds(provider), provider)
+    responses = H.nonempty(H.response_seeds(provider), provider)
 
     @H.fuzz_settings(250)
     @given(planted(requests), planted(responses))

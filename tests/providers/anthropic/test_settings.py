@@ -562,10 +562,11 @@ def test_the_official_client_takes_what_encode_gives() -> None:
     import httpx2
 
     sent: list[dict[str, Any]] = []
+    reply = RECORDED["adaptive_text_first"]["response"]  # read here: absent, the test skips
 
     def answer(request: httpx2.Request) -> httpx2.Response:
         sent.append(json.loads(request.content))
-        return httpx2.Response(200, json=RECORDED["adaptive_text_first"]["response"])
+        return httpx2.Response(200, json=reply)
 
     client = anthropic.Anthropic(
         api_key="test",
