@@ -4,12 +4,15 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: help generate check-generated lint typecheck test demo bench bench-quick fuzz clean
+.PHONY: help generate check-generated lint typecheck test demo recordings bench bench-quick \
+	fuzz clean
 
 help:
 	@echo "make generate         regenerate generated/ from schemas/"
 	@echo "make demo             generate, then show the SDK at work (the main job)"
 	@echo "make test             drift check, ruff, mypy --strict, pytest"
+	@echo "make recordings       materialize the recorded traffic the tests replay (from the"
+	@echo "                      user cache, \$$CHATSCHEMA_MIRROR, or the public repositories)"
 	@echo "make bench            speed beside langchain-core and openhands-sdk -> BENCHMARKS.md"
 	@echo "make fuzz             the long fuzzing pass (FUZZ_EXAMPLES per property, new seeds)"
 	@echo "make check-generated  fail when generated/ is stale or hand-edited, or schemas/"
@@ -67,8 +70,12 @@ fuzz: $(STAMP)
 
 demo: generate
 	$(PY) -m chatschema.demo
-	$(PY) tests/recordings/build.py
 	$(PY) examples/agent_loop.py
+
+# Recorded traffic (tests/recordings): from the cache, a mirror, else the network. make
+# test and make fuzz take what the cache and a mirror give, without the network.
+recordings: $(STAMP)
+	$(PY) tests/recordings/build.py --network
 
 clean:
 	rm -rf $(VENV) .venv-bench build dist .pytest_cache .mypy_cache .ruff_cache .hypothesis
