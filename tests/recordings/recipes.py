@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import ast
 import base64
+import gzip
 import importlib.util
 import json
+import re
 import urllib.parse
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
@@ -456,8 +459,177 @@ def cassette_exchanges(source: Source) -> bytes:
     return _indented({"interactions": out}, newline=False)
 
 
+# ------------------------------------------------------------ tests/traffic: other projects
+
+# Recordings of projects other than pydantic-ai: vcrpy cassettes (``interactions``; a
+# body as text, as ``!!binary`` bytes, gzip- or deflate-compressed as the response's
+# ``Content-Encoding`` says) and Ruby/R vcr cassettes (``http_interactions``; a body's
+# ``string`` or ``base64_string``). What the wire carried is decoded, nothing more.
+
+
+def _header(headers: Any, name: str) -> str:
+    """A header's value (the first, lower-cased), in either cassette spelling."""
+    if isinstance(headers, dict):
+        for key, value in headers.items():
+            if str(key).lower() == name:
+                if isinstance(value, list):
+                    value = value[0] if value else ""
+                return str(value).lower()
+    return ""
+
+
+def _raw_body(part: dict[str, Any]) -> Any:
+    """A recorded body as stored: text, bytes, an already parsed value, or None."""
+    if part.get("parsed_body") is not None:
+        return part["parsed_body"]
+    body = part.get("body")
+    if isinstance(body, dict):
+        if "base64_string" in body:
+            return base64.b64decode(body["base64_string"])
+        body = body.get("string")
+    return body
+
+
+def _wire_body(part: dict[str, Any]) -> Any:
+    """A body as its receiver read it: bytes inflated as ``Content-Encoding`` says
+    (gzip, deflate), then UTF-8 text when it is text; bytes otherwise."""
+    body = _raw_body(part)
+    if not isinstance(body, bytes):
+        return body
+    encoding = _header(part.get("headers"), "content-encoding")
+    if "gzip" in encoding or body[:2] == b"\x1f\x8b":
+        body = gzip.decompress(body)
+    elif "deflate" in encoding:
+        body = zlib.decompress(body)
+    elif encoding not in ("", "identity"):
+        raise RecipeError(f"a body in {encoding} encoding")
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError:
+        return body
+
+
+def _json(value: Any) -> Any:
+    """A JSON text parsed (the keys in their order); anything else as it is."""
+    if isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def recorded_interactions(document: Any) -> list[dict[str, Any]]:
+    """A cassette's interactions: ``{"method", "uri", "status", "request", "response"}``,
+    the request's body parsed, the response's as read off the wire (see ``_wire_body``)."""
+    found = None
+    if isinstance(document, dict):
+        found = document.get("interactions") or document.get("http_interactions")
+    out = []
+    for item in found or []:
+        if not isinstance(item, dict) or "request" not in item or "response" not in item:
+            continue
+        request, response = item["request"], item["response"]
+        status = response.get("status")
+        if isinstance(status, dict):
+            status = status.get("code")
+        if isinstance(status, str) and status.isdigit():
+            status = int(status)
+        out.append(
+            {
+                "method": str(request.get("method", "")).upper(),
+                "uri": str(request.get("uri", "")),
+                "status": status,
+                "request": _json(_wire_body(request)),
+                "response": response,
+            }
+        )
+    return out
+
+
+def traffic_format(uri: str, method: str, body: Any) -> str | None:
+    """The wire format of a recorded call, by its endpoint (and, for a Bedrock
+    ``invoke``, its body: the Messages API's with ``anthropic_version``)."""
+    path = urllib.parse.urlsplit(uri).path
+    if method != "POST" or not isinstance(body, dict):
+        return None
+    if path.endswith("/chat/completions"):
+        return "openai_chat"
+    if path.endswith("/responses"):
+        return "openai_responses"
+    if path.endswith("/v1/messages"):
+        return "anthropic"
+    if re.search(r":(stream)?[gG]enerateContent$", path):
+        return "gemini"
+    if re.search(r"/model/[^/]+/converse(-stream)?$", path):
+        return "bedrock_converse"
+    invoke = re.search(r"/model/[^/]+/invoke(-with-response-stream)?$", path)
+    if invoke and "anthropic_version" in body and "messages" in body:
+        return "anthropic"
+    return None
+
+
+def _invoke_stream_events(data: bytes) -> list[Any]:
+    """An ``invoke-with-response-stream`` body: each ``chunk`` event's ``bytes`` (base64
+    in the frame's JSON payload) is one JSON event of the model's own stream."""
+    events = []
+    for frame in extract_module().event_stream(data):
+        ((kind, payload),) = frame.items()
+        if kind != "chunk":
+            raise RecipeError(f"a {kind} event in the stream")
+        events.append(json.loads(base64.b64decode(payload["bytes"])))
+    return events
+
+
+def recorded_exchange(fmt: str, interaction: dict[str, Any]) -> dict[str, Any] | None:
+    """A call of ``fmt`` answered with HTTP 200, as a corpus exchange, or None:
+    ``{"request", "response"}`` for a JSON answer, ``{"request", "stream"}`` for
+    server-sent events (the text as recorded), a JSON array of chunks (Gemini's
+    ``streamGenerateContent`` without ``alt=sse``) or an AWS event stream (Converse:
+    ``{event type: payload}`` items; Bedrock ``invoke``: the model's JSON events)."""
+    request = interaction["request"]
+    if interaction["status"] != 200 or not isinstance(request, dict):
+        return None
+    answer = _wire_body(interaction["response"])
+    if isinstance(answer, bytes):
+        path = urllib.parse.urlsplit(interaction["uri"]).path
+        if fmt == "bedrock_converse" and path.endswith("/converse-stream"):
+            return {"request": request, "stream": extract_module().event_stream(answer)}
+        if fmt == "anthropic" and path.endswith("/invoke-with-response-stream"):
+            return {"request": request, "stream": _invoke_stream_events(answer)}
+        return None
+    parsed = _json(answer)
+    if isinstance(parsed, dict):
+        return {"request": request, "response": parsed}
+    chunks = isinstance(parsed, list) and parsed and all(isinstance(i, dict) for i in parsed)
+    if fmt == "gemini" and chunks:
+        return {"request": request, "stream": parsed}
+    if isinstance(parsed, str) and re.match(r"\s*(event|data):", parsed):
+        return {"request": request, "stream": parsed}
+    return None
+
+
+def traffic_recorded(source: Source, *, format: str, interaction: int) -> bytes:
+    """One exchange of the traffic corpus from another project's cassette: interaction
+    ``interaction`` (0-based, of those with a request and a response) cut by
+    :func:`recorded_exchange`, written as ``tests/traffic/extract.py`` writes one."""
+    (path,) = source.paths
+    found = recorded_interactions(source.yaml(path))
+    if interaction >= len(found):
+        raise RecipeError(f"{path}: no interaction {interaction}")
+    item = found[interaction]
+    if traffic_format(item["uri"], item["method"], item["request"]) != format:
+        raise RecipeError(f"{path} #{interaction}: not a {format} call")
+    cut = recorded_exchange(format, item)
+    if cut is None:
+        raise RecipeError(f"{path} #{interaction}: not an exchange")
+    text: str = extract_module().dump(cut)
+    return text.encode("utf-8")
+
+
 RECIPES: dict[str, Recipe] = {
     "traffic_exchange": traffic_exchange,
+    "traffic_recorded": traffic_recorded,
     "anthropic_requests": anthropic_requests,
     "responses_stream": responses_stream,
     "responses_requests": responses_requests,

@@ -57,11 +57,13 @@ ROW = re.compile(r"^\| `(\w+)/([^`]+)` \| ([\w.-]+/[\w.-]+) \| `([^`]+)` \| (\d+
 
 
 def selection() -> list[tuple[str, str, int]]:
-    """(format, cassette path, interaction index) of every row of README.md's table."""
+    """(format, cassette path, interaction index) of every row of README.md's table
+    (the rows of pydantic-ai's cassettes: those of other projects are made by the
+    ``traffic_recorded`` recipe of ``tests/recordings/recipes.py``)."""
     rows = []
     for line in README.read_text(encoding="utf-8").splitlines():
         match = ROW.match(line)
-        if match:
+        if match and match.group(3) == REPOSITORY:
             fmt, name, _repository, path, index, _commit = match.groups()
             if name != file_name(fmt, path, int(index)):
                 raise SystemExit(f"README.md: {name} is not the name of {path} #{index}")
