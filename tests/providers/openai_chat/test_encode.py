@@ -758,6 +758,10 @@ def test_check_tool_choice_needs_tools() -> None:
         assert oc.check(conversation, native_tools=False) == []
     none = Conversation(messages=[UserMessage(content="x")], tool_choice=NoneToolChoice())
     assert oc.check(none) == []
+    # a bare "auto" asks for nothing a request without tools lacks (Mistral takes it)
+    auto = Conversation(messages=[UserMessage(content="x")], tool_choice=AutoToolChoice())
+    assert oc.check(auto) == []
+    assert oc.encode(auto)["tool_choice"] == "auto"
 
 
 def test_check_tool_names() -> None:

@@ -718,15 +718,8 @@ MALFORMED: list[Any] = [
             {"tool_calls": [{"index": 0, "id": "a", "function": {"name": "f", "arguments": {}}}]}
         )
     ],
-    [
-        _choice({"tool_calls": [{"index": 0, "function": {"name": "f", "arguments": "{}"}}]})
-    ],  # no id
-    [
-        _choice({"tool_calls": [{"index": 0, "id": "a", "function": {"arguments": "{}"}}]})
-    ],  # no name
     [_choice({"audio": "bytes"})],
     [_choice({}, finish_reason=5)],
-    [{"choices": [], "usage": {"prompt_tokens": -1, "completion_tokens": 0}}],
     [{"choices": [], "usage": "lots"}],
     [b"data: {not json}\n\n"],
     [b"data: \xff\xfe\n\n"],

@@ -912,10 +912,10 @@ MALFORMED: dict[str, list[Any]] = {
             "item": {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"},
         },
     ],
-    "bad usage": [
+    "usage not an object": [
         {
             "type": "response.completed",
-            "response": {"id": "resp_1", "status": "completed", "output": [], "usage": {}},
+            "response": {"id": "resp_1", "status": "completed", "output": [], "usage": [1]},
         }
     ],
     "output not a list": [

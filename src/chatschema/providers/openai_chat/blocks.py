@@ -70,7 +70,9 @@ class _ChatReader(Reader):
     def json(self, payload: Any) -> Any:
         """SDK objects as their JSON (explicit nulls kept); JSON text parsed."""
         if isinstance(payload, BaseModel):
-            return payload.model_dump(mode="json", exclude_unset=True)
+            # (warnings off: an object the client built without validation holds what
+            # the server sent, which may not be the declared type)
+            return payload.model_dump(mode="json", exclude_unset=True, warnings=False)
         return super().json(payload)
 
 
@@ -288,15 +290,25 @@ def _annotation(data: dict[str, Any], index: int | None) -> Citation | NonStanda
 # ------------------------------------------------------------------------ parts
 
 
-def decode_part(raw: Any, index: int, position: int) -> ContentBlock:
-    """One content part; a type this codec does not know is kept as it came."""
+def decode_part(raw: Any, index: int, position: int, *, keep: bool = False) -> ContentBlock:
+    """One content part; a type this codec does not know is kept as it came.
+
+    ``keep``: a part of a known type that does not read as one (a ``text`` part
+    without a string ``text`` ...) is kept as it came too, instead of refused (a
+    reply's content, which the server sent).
+    """
     part = READ.object(raw, "a content part", index, position)
     kind = part.get("type")
     decoder = _PART_DECODERS.get(kind) if isinstance(kind, str) else None
     try:
         if decoder is None:
             return _kept(part)
-        return decoder(part, index, position)
+        try:
+            return decoder(part, index, position)
+        except ConversionError:
+            if not keep:
+                raise
+            return _kept(part)
     except PythonKey as error:
         raise error.error("content part", index, position) from None
 
@@ -357,11 +369,19 @@ def _decode_refusal(part: dict[str, Any], index: int, position: int) -> ContentB
 
 
 def _decode_image(part: dict[str, Any], index: int, position: int) -> ContentBlock:
-    """An ``image_url`` part: a data URL becomes inline data, other URLs stay URLs."""
-    image = READ.object(part.get("image_url"), "image_url", index, position)
+    """An ``image_url`` part: a data URL becomes inline data, other URLs stay URLs.
+
+    ``image_url`` given as the bare URL string (which OpenAI-compatible servers
+    take for ``{"url": ...}``) is read alike and written back bare (``bare_url``).
+    """
+    bare = isinstance(part.get("image_url"), str)
+    image = {"url": part["image_url"]} if bare else part.get("image_url")
+    image = READ.object(image, "image_url", index, position)
     url = READ.string(image.get("url"), "image_url.url", index, position)
     known_inner = ["url"]
     fields, extras = _part_fields(part, ["type", "image_url"], None, ())
+    if bare:
+        extras["bare_url"] = True
     detail = image.get("detail")
     if detail in IMAGE_DETAILS:
         fields["detail"] = detail

@@ -160,6 +160,15 @@ def decode_response(payload: Any) -> AssistantMessage:
     history, the message encodes to exactly the assistant message the API expects
     back.
 
+    What servers send is read as their clients read it: a choice without
+    ``message`` (Azure's content filter) or no choice at all is a message with no
+    content, the rest kept; ``null`` fields are absent ones; ``content`` as one
+    part object is that part (``extras.content_shape = "object"``); a tool call
+    without id (``""``, as Gemini's compatibility layer sends) or name is an
+    ``InvalidToolCall``, as the stream accumulator makes it; a ``usage`` whose
+    counts the neutral ``Usage`` cannot hold (``null`` ...) is kept whole in the
+    response metadata instead of a ``usage``.
+
     Raises:
         ConversionError: for data that is not a ChatCompletion.
     """
@@ -167,12 +176,18 @@ def decode_response(payload: Any) -> AssistantMessage:
     if not isinstance(data, dict):
         READ.fail(f"a ChatCompletion must be an object, not {describe(data)}")
     choices = data.get("choices")
-    if not isinstance(choices, list) or not choices:
-        READ.fail("a ChatCompletion needs a non-empty list of choices")
-    choice = READ.object(choices[0], "choice 0", 0)
-    message = READ.object(choice.get("message"), "choice 0 message", 0)
-    if message.get("role", "assistant") != "assistant":
-        READ.fail(f"choice 0 message has role {message.get('role')!r}", 0)
+    if not isinstance(choices, list):
+        READ.fail(f"a ChatCompletion needs a list of choices, not {describe(choices)}")
+    # An empty list is a value (the SDK's ChatCompletion takes it): a message with
+    # nothing in it, the response's other fields kept.
+    choice = READ.object(choices[0], "choice 0", 0) if choices else {}
+    raw_message = choice.get("message")
+    # Azure OpenAI content filtering: a filtered choice has finish_reason
+    # "content_filter" and content_filter_results, and no message (nothing invented).
+    message = {} if raw_message is None else READ.object(raw_message, "choice 0 message", 0)
+    role = message.get("role")
+    if role is not None and role != "assistant":
+        READ.fail(f"choice 0 message has role {role!r}", 0)
     try:
         return _response(data, choices, choice, message)
     except PythonKey as error:
@@ -201,17 +216,19 @@ def _response(
         fields["finish_reason"] = FINISH_REASONS.get(raw_reason, "other")
     usage = data.get("usage")
     if usage is not None:
-        fields["usage"], unknown = decode_usage(usage)
-        if unknown:
+        neutral, unknown = decode_usage(usage)
+        if neutral is not None:
+            fields["usage"] = neutral
+        if unknown:  # (all of it when the neutral usage cannot hold its counts)
             metadata["usage"] = unknown
     for source, known in ((data, _RESPONSE_KEYS), (choice, _CHOICE_KEYS)):
         metadata.update(
             (key, value) for key, value in leftover(source, known).items() if value is not None
         )
-    if choice.get("index", 0) != 0:
+    if choice.get("index") not in (0, None):
         metadata["index"] = copy_at(choice["index"], "choices", 0, "index")
-    if len(choices) > 1:
-        metadata["choices"] = json_copy(choices[1:])
+    if len(choices) != 1:
+        metadata["choices"] = json_copy(choices[1:])  # (`[]`: the response had none)
     if metadata:
         fields["response_metadata"] = {NAME: metadata}
     return READ.build(AssistantMessage, fields, 0)
@@ -406,6 +423,11 @@ def _assistant_fields(
     elif isinstance(content, list):
         shape = "list"
         blocks.extend(decode_part(part, index, position) for position, part in enumerate(content))
+    elif isinstance(content, dict):
+        # One part as an object, not in a list (OpenAI-compatible servers' replies,
+        # which their clients take): read as that part, written back as it came.
+        shape = "object"
+        blocks.append(decode_part(content, index, 0, keep=True))
     else:
         READ.fail(
             f"content must be a string, a list of parts or null, not {describe(content)}", index
@@ -469,10 +491,14 @@ def _tool_call_fields(raw: Any, index: int, position: int) -> tuple[bool, dict[s
     """``(is_valid, fields)`` of a ToolCall or an InvalidToolCall."""
     data = READ.object(raw, f"tool call {position}", index)
     call_id = data.get("id")
-    if not isinstance(call_id, str) or not call_id:
-        READ.fail(f"tool call {position} has no id", index)
-    kind = data.get("type", ABSENT)
+    if call_id is not None:
+        call_id = READ.string(call_id, f"tool call {position} id", index)
+    # `null` is no type (as in a stream's deltas)
+    kind = data.get("type", ABSENT) if data.get("type") is not None else ABSENT
     extras: dict[str, Any] = {}
+    if call_id == "":
+        # Gemini's OpenAI compatibility answers with `"id": ""`: not a neutral id, kept
+        extras["id"] = ""
     fields: dict[str, Any]
     if kind == "custom":
         custom = READ.object(data.get("custom"), f"tool call {position} custom", index)
@@ -483,36 +509,53 @@ def _tool_call_fields(raw: Any, index: int, position: int) -> tuple[bool, dict[s
         inner = leftover(custom, ["name", "input"])
         if inner:
             extras["custom"] = inner
-        fields = {"id": call_id, "name": name, "arguments": {"input": text}}
-        set_extras(fields, NAME, extras)
-        return bool(name), fields
+        if call_id and name:
+            fields = {"id": call_id, "name": name, "arguments": {"input": text}}
+            set_extras(fields, NAME, extras)
+            return True, fields
+        raw_input = json.dumps({"input": text})  # (the text decode_stream gives it)
+        return False, _invalid_call(call_id, name, raw_input, None, extras)
     if kind is ABSENT:
         extras["no_type"] = True  # some compatible servers leave "type" out
     elif kind != "function":
         READ.fail(f"tool call {position} has unknown type {kind!r}", index)
     function = READ.object(data.get("function"), f"tool call {position} function", index)
-    name = READ.string(function.get("name"), f"tool call {position} name", index)
+    function_name: str | None = None
+    if function.get("name") is not None:
+        function_name = READ.string(function["name"], f"tool call {position} name", index)
     raw_arguments = READ.string(function.get("arguments"), f"tool call {position} arguments", index)
     extras.update(leftover(data, ["id", "type", "function"]))
     inner = leftover(function, ["name", "arguments"])
     if inner:
         extras["function"] = inner
     arguments, error = parse_arguments(raw_arguments)
-    if arguments is not None and name:
+    if arguments is not None and function_name and call_id:
         # the model's exact text goes back when it is not what encode would write
         if raw_arguments != json.dumps(arguments, ensure_ascii=False):
             extras["arguments"] = raw_arguments
-        fields = {"id": call_id, "name": name, "arguments": arguments}
+        fields = {"id": call_id, "name": function_name, "arguments": arguments}
         set_extras(fields, NAME, extras)
         return True, fields
-    fields = {
-        "id": call_id,
-        "name": name,
-        "arguments": raw_arguments,
-        "error": error or "the tool call has no name",
-    }
+    return False, _invalid_call(call_id, function_name, raw_arguments, error, extras)
+
+
+def _invalid_call(
+    call_id: str | None, name: str | None, arguments: str, error: str | None, extras: dict[str, Any]
+) -> dict[str, Any]:
+    """The InvalidToolCall fields of a call without id or name, or unparsed arguments.
+
+    The error is the one the stream accumulator gives the same call (arguments
+    first, then the id, then the name), so both decoders agree.
+    """
+    if error is None:
+        error = "the tool call has no id" if not call_id else "the tool call has no name"
+    fields: dict[str, Any] = {"arguments": arguments, "error": error}
+    if call_id:
+        fields["id"] = call_id
+    if name is not None:
+        fields["name"] = name
     set_extras(fields, NAME, extras)
-    return False, fields
+    return fields
 
 
 # ------------------------------------------------------------------------ tools
@@ -578,7 +621,8 @@ def _decode_tool_choice(
     """``tool_choice`` and ``parallel_tool_calls`` as one neutral tool choice.
 
     ``custom``: the names of the request's custom tools. A choice with no neutral
-    form (``allowed_tools`` naming no tool) stays in ``extras`` as it came.
+    form (``allowed_tools`` naming no tool, another server's word such as
+    Mistral's ``"any"``) stays in ``extras`` as it came.
     """
     if parallel is not None and not isinstance(parallel, bool):
         READ.fail(f"parallel_tool_calls must be true or false, not {describe(parallel)}")
@@ -609,6 +653,13 @@ def _decode_tool_choice(
         return named if parallel is None else NamedToolChoice(name=name, parallel=parallel)
     elif isinstance(raw, dict) and raw.get("type") == "allowed_tools":
         return _allowed_tools(raw, parallel, extras, custom)
+    elif isinstance(raw, str):
+        # A compatible server's own word (Mistral's "any"): no neutral form, and a
+        # name the server took is not rewritten, so it stays as it came.
+        extras["tool_choice"] = raw
+        if parallel is not None:
+            extras["parallel_tool_calls"] = parallel
+        return None
     else:
         READ.fail(f"unknown tool_choice {raw!r}")
     if parallel is not None:

@@ -434,6 +434,8 @@ class _Encoder(EncodePass):
             wire["content"] = self.join(parts)
         elif shape == "list":
             wire["content"] = parts
+        elif shape == "object":
+            wire["content"] = parts[0]  # one part, as it came (not in a list)
         if refusal is not None:
             wire["refusal"] = refusal
         if self.options.native_tools and calls:
@@ -451,14 +453,17 @@ class _Encoder(EncodePass):
             cast(Shape, recorded) if isinstance(recorded, str) and recorded in SHAPES else default
         )
         content_format = self.options.content_format
-        if content_format == "string" and shape == "list":
+        if content_format == "string" and shape in ("list", "object"):
             shape = "string"
-        elif content_format == "parts" and shape == "string":
+        elif content_format == "parts" and shape in ("string", "object"):
             shape = "list"
         if shape in ("null", "absent") and parts:
             shape = "string" if content_format == "string" else "list"
         # string content is text only: anything else needs the list form
         if shape == "string" and any(part.get("type") != "text" for part in parts):
+            shape = "list"
+        # one part goes as an object (the form it came in); any other number in a list
+        if shape == "object" and len(parts) != 1:
             shape = "list"
         return shape
 
@@ -473,7 +478,7 @@ class _Encoder(EncodePass):
         offset = len(message.tool_calls)
         for position, bad in enumerate(message.invalid_tool_calls):
             if native:
-                if bad.id is None:
+                if bad.id is None and extras_of(bad, NAME).get("id") != "":
                     # A call without id cannot be answered (API reference: tool_call_id is
                     # required); placeholder text has no place among tool calls.
                     what = f"invalid tool call {position} without id"
@@ -680,6 +685,9 @@ def _image_part(block: ImageBlock) -> dict[str, Any] | None:
         url = data_url(block.mime_type, block.base64)
     else:
         return None
+    extras = extras_of(block, NAME)
+    if extras.get("bare_url") is True and block.detail is None and "image_url" not in extras:
+        return {"type": "image_url", "image_url": url}  # the bare string it came as
     image_url: dict[str, Any] = {"url": url}
     if block.detail is not None:
         image_url["detail"] = block.detail

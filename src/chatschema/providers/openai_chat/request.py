@@ -106,10 +106,14 @@ def is_custom(model: Any) -> bool:
 
 
 def encode_invalid_call(call: InvalidToolCall) -> dict[str, Any]:
-    """An invalid tool call, sent back as the model produced it."""
+    """An invalid tool call, sent back as the model produced it.
+
+    One decoded with an empty id (``extras.id``, which a neutral id cannot be)
+    goes back with it.
+    """
     extras = extras_of(call, NAME)
     wire: dict[str, Any] = {
-        "id": call.id,
+        "id": call.id if call.id is not None else extras.get("id"),
         "type": "function",
         "function": {"name": call.name or "", "arguments": call.arguments or ""},
     }

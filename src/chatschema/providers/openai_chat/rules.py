@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from chatschema_models.conversation import Conversation
 from chatschema_models.message import Message
-from chatschema_models.tool import NoneToolChoice
+from chatschema_models.tool import AutoToolChoice, NoneToolChoice
 
 from chatschema.errors import Problem
 from chatschema.providers._common import tool_pairing_problems
@@ -30,7 +30,7 @@ def pairing_problems(messages: Sequence[Message], *, trailing: bool = True) -> l
 
 
 def tool_problems(conversation: Conversation) -> list[Problem]:
-    """Tool names the API refuses, and a tool choice without tools."""
+    """Tool names the API refuses, and a tool choice without tools (but a bare ``auto``)."""
     problems: list[Problem] = []
     for index, tool in enumerate(conversation.tools or []):
         # a server's own tool is named after its type, not a function name
@@ -43,7 +43,15 @@ def tool_problems(conversation: Conversation) -> list[Problem]:
                 )
             )
     choice = conversation.tool_choice
-    if choice is not None and not isinstance(choice, NoneToolChoice) and not conversation.tools:
+    # A bare "auto" asks for nothing the request lacks (it is what a request without
+    # tools gets anyway), and compatible servers (Mistral) take it: not a problem.
+    bare_auto = isinstance(choice, AutoToolChoice) and choice.parallel is None
+    if (
+        choice is not None
+        and not isinstance(choice, NoneToolChoice)
+        and not bare_auto
+        and not conversation.tools
+    ):
         problems.append(
             Problem(
                 "/tool_choice",

@@ -76,9 +76,13 @@ def decode_stream(
       ``index`` 0 (reasoning), 1 (text), 2 (refusal);
     - tool calls: ``ToolCallChunk`` fragments keyed by their position in ``tool_calls``
       (a server that reuses an ``index`` for a call with another ``id``, or leaves
-      ``index`` out, gets the next position), raw argument text as it comes;
+      ``index`` out, gets the next position), raw argument text as it comes; a call
+      that never gets an id or a name assembles to an ``InvalidToolCall``;
     - ``usage`` with ``usage_mode="cumulative"`` (totals, whether they come once in
-      the ``stream_options.include_usage`` chunk or on every chunk, as vLLM can);
+      the ``stream_options.include_usage`` chunk or on every chunk, as vLLM can); a
+      usage whose counts the neutral one cannot hold (``completion_tokens: null``
+      mid-stream) is kept, and only if no later usage replaces it, whole in the
+      final chunk's response metadata, as :func:`decode_response` keeps it;
     - the final chunk brings what is only whole at the end: the exact argument text
       (``extras.arguments``), the other choices of ``n > 1`` in
       ``response_metadata["openai_chat"]["choices"]``, the logprobs, the audio
@@ -111,6 +115,7 @@ class _Stream:
 
     def __init__(self) -> None:
         self.started = False  # a chunk was yielded (it carried `provider`)
+        self.kept_usage: dict[str, Any] | None = None  # the last usage, if not neutral
         self.response_id: str | None = None
         self.model: str | None = None
         self.metadata: dict[str, Any] = {}  # last value emitted per metadata key
@@ -165,6 +170,8 @@ class _Stream:
             if key not in DELTA_KEYS:  # (with a null value: `others` would keep it)
                 return None
         index = choice.get("index", 0)
+        if index is None:
+            index = 0
         if type(index) is not int or index != self.primary:
             return None
         if choice.get("finish_reason") is not None or choice.get("logprobs") is not None:
@@ -245,10 +252,17 @@ class _Stream:
         usage = data.get("usage")
         if usage is not None:
             # usage is cumulative: one final chunk (include_usage) or totals on every chunk
-            pieces.out["usage"], unknown = decode_usage(usage)
-            pieces.out["usage_mode"] = "cumulative"
-            if unknown:
-                pieces.meta["usage"] = unknown
+            neutral, unknown = decode_usage(usage)
+            if neutral is None:
+                # counts the neutral usage cannot hold (null mid-stream): kept as they
+                # came, at the end, unless later totals replace them
+                self.kept_usage = unknown
+            else:
+                self.kept_usage = None
+                pieces.out["usage"] = neutral
+                pieces.out["usage_mode"] = "cumulative"
+                if unknown:
+                    pieces.meta["usage"] = unknown
         return self.chunk(pieces)
 
     def note(self, meta: dict[str, Any], key: str, value: Any) -> None:
@@ -263,7 +277,9 @@ class _Stream:
     def choice(self, raw: Any, position: int, pieces: _Pieces) -> None:
         """One choice of an event: the first one met is the message, others go aside."""
         choice = READ.object(raw, f"choice {position}", None)
-        index = choice.get("index", 0)
+        index = choice.get("index")
+        if index is None:  # absent or null: the first choice
+            index = 0
         if not isinstance(index, int) or isinstance(index, bool) or index < 0:
             READ.fail(f"choice {position} index must be a non-negative integer, not {index!r}")
         delta = choice.get("delta")
@@ -461,6 +477,8 @@ class _Stream:
         if call_id and call.id is None:
             call.id = fields["id"] = call_id
             self.calls_by_id[call_id] = call
+        elif call_id == "":
+            call.empty_id = True  # (Gemini's compatibility layer: kept, as decode_response)
         kind = data.get("type")
         if kind is not None:
             if kind not in ("function", "custom"):
@@ -524,13 +542,15 @@ class _Stream:
         return found
 
     def finish_call(self, call: _StreamCall) -> ToolCallChunk | None:
-        """A call's last fragment: the exact argument text and markers, if any."""
-        if not call.id:
-            READ.fail(f"tool call {call.position} has no id")
-        if call.name is None:
-            READ.fail(f"tool call {call.position} has no name")
+        """A call's last fragment: the exact argument text and markers, if any.
+
+        A call that never got an id or a name is the accumulator's InvalidToolCall
+        (as :func:`decode_response` reads the same call); an empty id is kept.
+        """
         extras: dict[str, Any] = {}
         fields: dict[str, Any] = {"index": call.position}
+        if call.id is None and call.empty_id:
+            extras["id"] = ""
         if call.custom:
             fields["arguments"] = ('{"input": "' if not call.parts else "") + '"}'
         else:
@@ -541,6 +561,7 @@ class _Stream:
             if (
                 arguments is not None
                 and call.name
+                and call.id
                 and raw != json.dumps(arguments, ensure_ascii=False)
             ):
                 extras["arguments"] = raw
@@ -614,6 +635,8 @@ class _Stream:
             logprobs = self.logprobs.build().get("logprobs")
             if logprobs is not None:
                 meta["logprobs"] = logprobs
+        if self.kept_usage is not None:  # as decode_response keeps it
+            meta["usage"] = self.kept_usage
         if self.side:
             meta["choices"] = [side.build() for side in self.side.values()]
         if self.finished:
@@ -768,11 +791,12 @@ def _built(value: Any) -> Any:
 class _StreamCall:
     """One streamed tool call of the first choice."""
 
-    __slots__ = ("custom", "extras_seen", "id", "name", "parts", "position", "typed")
+    __slots__ = ("custom", "empty_id", "extras_seen", "id", "name", "parts", "position", "typed")
 
     def __init__(self, position: int) -> None:
         self.position = position
         self.id: str | None = None
+        self.empty_id = False  # an `"id": ""` came
         self.name: str | None = None
         self.typed = False
         self.custom = False

@@ -15,8 +15,9 @@ TOOL_IMAGES_INTRO: Final = "Images returned by tool call {id}:"
 
 # Content shapes of an assistant message on the wire (``extras["openai_chat"]["content_shape"]``
 # records the shape when it is not the one the neutral content implies).
-Shape = Literal["absent", "null", "string", "list"]
-SHAPES: Final = ("absent", "null", "string", "list")
+# "object": one part as an object, not in a list (OpenAI-compatible servers' replies).
+Shape = Literal["absent", "null", "string", "list", "object"]
+SHAPES: Final = ("absent", "null", "string", "list", "object")
 
 # The API's rule for message and function names (its 400 errors quote the pattern).
 NAME_PATTERN: Final = re.compile(r"[a-zA-Z0-9_-]+")
@@ -47,7 +48,7 @@ FINISH_REASONS: Final = {
 MESSAGE_MARKERS: Final = frozenset({"role", "content_shape", "send_name"})
 CALL_MARKERS: Final = frozenset({"arguments", "type", "no_type"})
 TOOL_MARKERS: Final = frozenset({"type", "format", "no_parameters", "tool_fields"})
-BLOCK_MARKERS: Final = frozenset({"as_field", "field", "bare_base64", "part"})
+BLOCK_MARKERS: Final = frozenset({"as_field", "field", "bare_base64", "bare_url", "part"})
 
 # Usage details: wire name -> neutral name.
 INPUT_DETAILS: Final = {

@@ -50,8 +50,11 @@ from chatschema.providers.openai_responses.wire import (
     KIND_PART,
     MIME,
     NAME,
+    NO_DETAIL,
+    NO_INPUT,
     READ,
     REQUEST_ECHO,
+    REQUEST_KEYS,
     RESPONSE_FIELDS,
     USAGE_KEYS,
     finish_reason,
@@ -81,8 +84,12 @@ def decode_conversation(payload: Any) -> Conversation:
     ``include``, ``previous_response_id``, ``metadata``, the rest of ``text`` and
     ``reasoning`` ...) is kept verbatim in ``extras["openai_responses"]``, and so is
     a ``tool_choice`` without a neutral form (a hosted tool's), so that
-    :func:`~.encode.encode` gives the request back. Errors name the item's position
-    in ``input`` as ``message_index`` and the content part as ``block_index``.
+    :func:`~.encode.encode` gives the request back. A request may leave ``input``
+    out (a stored ``prompt`` with its variables, a ``previous_response_id``): an
+    object with a request key and neither ``type`` nor ``role`` is one, and encode
+    leaves ``input`` out again while there is nothing to send in it. Errors name the
+    item's position in ``input`` as ``message_index`` and the content part as
+    ``block_index``.
 
     Raises:
         ConversionError: for shapes that are not Responses input.
@@ -105,6 +112,12 @@ def decode_conversation(payload: Any) -> Conversation:
             items = [sdk(item) for item in items]
     elif isinstance(data, dict) and data.get("object") == "response":
         items = [sdk(item) for item in READ.list(data.get("output"), "response output")]
+    elif isinstance(data, dict) and _is_request(data):
+        # API reference, "input" is optional: a stored `prompt` (its variables), a
+        # `previous_response_id` or `conversation` may say it all
+        request = data
+        instructions = data.get("instructions")
+        items = []
     elif isinstance(data, dict):
         items = [data]
     elif isinstance(data, list):
@@ -134,7 +147,14 @@ def decode_conversation(payload: Any) -> Conversation:
     fields: dict[str, Any] = {"messages": messages}
     if request is not None:
         fields.update(decode_request(request))
+        if "input" not in request:
+            fields.setdefault("extras", {}).setdefault(NAME, {})[NO_INPUT] = True
     return Conversation(**fields)
+
+
+def _is_request(data: dict[str, Any]) -> bool:
+    """Whether an object without ``input`` is a request (not one input item)."""
+    return "type" not in data and "role" not in data and not REQUEST_KEYS.isdisjoint(data)
 
 
 def decode_messages(payload: Any) -> list[Message]:
@@ -201,7 +221,9 @@ def response_fields(data: Mapping[str, Any], *, calls: bool, refusal: bool) -> d
         if value is not None and key not in REQUEST_ECHO and key not in RESPONSE_FIELDS
     }
     if data.get("usage") is not None:
-        fields["usage"], unmapped = _decode_usage(data["usage"])
+        usage, unmapped = _decode_usage(data["usage"])
+        if usage is not None:
+            fields["usage"] = usage
         if unmapped:
             metadata["usage"] = data["usage"]  # what the neutral usage cannot say
     if metadata:
@@ -387,6 +409,9 @@ def _input_part(part: Any, index: int, position: int, *, tool: bool) -> ContentB
             fields["file_id"] = file_id
         if isinstance(rest.get("detail"), str) and rest["detail"] in DETAILS:
             fields["detail"] = rest.pop("detail")
+        elif "detail" not in rest and not tool:
+            # left out: the API applies "auto"; encode writes none back
+            fields["extras"] = {NAME: {NO_DETAIL: True}}
         cls = ImageBlock
     elif kind == "input_file":
         file_id = pop_string(rest, "file_id")
@@ -414,7 +439,7 @@ def _input_part(part: Any, index: int, position: int, *, tool: bool) -> ContentB
         del rest["prompt_cache_breakpoint"]
         fields["cache_control"] = cache
     if rest:
-        fields["extras"] = {NAME: {"part": rest}}
+        fields.setdefault("extras", {NAME: {}})[NAME]["part"] = rest
     try:
         return cls(**fields)  # type: ignore[no-any-return]
     except pydantic.ValidationError:
@@ -512,19 +537,28 @@ def _decode_run(
 # =============================================================================== usage
 
 
-def _decode_usage(usage: Any) -> tuple[Usage, bool]:
-    """Neutral usage, and whether the raw usage held more than it can say."""
+def _decode_usage(usage: Any) -> tuple[Usage | None, bool]:
+    """Neutral usage, and whether the raw usage held more than it can say.
+
+    Counts the neutral usage cannot hold (``null``, missing, negative: OpenAI-
+    compatible servers send such) give no neutral usage, and the raw usage is kept
+    (``(None, True)``): nothing invented, nothing lost. A missing ``total_tokens``
+    next to both counts is their sum; a detail count that is not a count is left
+    to the raw usage.
+    """
     if not isinstance(usage, dict):
         READ.fail("`usage` must be an object")
-    input_tokens = READ.count(usage.get("input_tokens"), "usage.input_tokens")
-    output_tokens = READ.count(usage.get("output_tokens"), "usage.output_tokens")
-    total = usage.get("total_tokens")
+    input_tokens: Any = usage.get("input_tokens")
+    output_tokens: Any = usage.get("output_tokens")
+    if not (is_count(input_tokens) and is_count(output_tokens)):
+        return None, True
+    total = usage.get("total_tokens", input_tokens + output_tokens)
+    if not is_count(total):
+        return None, True
     fields: dict[str, Any] = {
         "input_tokens": input_tokens,
         "output_tokens": output_tokens,
-        "total_tokens": input_tokens + output_tokens
-        if total is None
-        else READ.count(total, "usage.total_tokens"),
+        "total_tokens": total,
     }
     unmapped = bool(set(usage) - USAGE_KEYS)
     details = usage.get("input_tokens_details")
@@ -539,9 +573,9 @@ def _decode_usage(usage: Any) -> tuple[Usage, bool]:
                         counts["cache_creation_" + name] = ttl_value
                     else:
                         unmapped = True
-            elif key in ("cached_tokens", "cache_write_tokens"):
+            elif key in ("cached_tokens", "cache_write_tokens") and is_count(value):
                 name = "cache_read" if key == "cached_tokens" else "cache_creation"
-                counts[name] = READ.count(value, f"usage.input_tokens_details.{key}")
+                counts[name] = value
             elif isinstance(key, str) and is_count(value):  # (Python data: any key)
                 counts[key.removesuffix("_tokens")] = value
             else:
@@ -553,8 +587,8 @@ def _decode_usage(usage: Any) -> tuple[Usage, bool]:
     if isinstance(details, dict):
         counts = {}
         for key, value in details.items():
-            if key == "reasoning_tokens":
-                counts["reasoning"] = READ.count(value, f"usage.output_tokens_details.{key}")
+            if key == "reasoning_tokens" and is_count(value):
+                counts["reasoning"] = value
             elif isinstance(key, str) and is_count(value):  # (Python data: any key)
                 counts[key.removesuffix("_tokens")] = value
             else:

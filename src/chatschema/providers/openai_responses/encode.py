@@ -84,11 +84,15 @@ from chatschema.providers.openai_responses.rules import (
     structure,
 )
 from chatschema.providers.openai_responses.wire import (
+    EXPLICIT_AUTO,
     KEY_ORDER,
     MAX_IMAGES,
     MAX_INLINE_IMAGE_BYTES,
     NAME,
+    NO_DETAIL,
+    NO_INPUT,
     PART_ORDER,
+    STORED_INPUT_KEYS,
 )
 
 __all__ = ["check", "encode"]
@@ -117,7 +121,9 @@ def encode(messages: Any, **options: Unpack[EncodeOptions]) -> dict[str, Any]:
     **encode(conversation))`` works for conversations without it; with it, let the
     caller's win with ``{**encode(conversation), "model": ...}``. ``input`` is a
     list of items, except for a conversation decoded from a request whose ``input``
-    was a string.
+    was a string, or that had none (then, while there are no items, none). An image
+    without ``detail`` gets ``"auto"`` (the SDK type requires it), but one decoded
+    without it goes back without it.
 
     Raises:
         ValidationError: when ``messages`` is not a conversation.
@@ -145,11 +151,13 @@ def encode(messages: Any, **options: Unpack[EncodeOptions]) -> dict[str, Any]:
 def check(messages: Any, **options: Unpack[EncodeOptions]) -> list[Problem]:
     """Every problem that would make ``encode`` fail or the Responses API reject the input.
 
-    Tool calls without a ``function_call_output`` (and outputs answering no call),
-    duplicate item ids, replayed reasoning that no item follows, content that
-    cannot be sent under ``unsupported="error"`` (images without vision, audio ...,
-    and settings this API has no key for, at ``/settings/<field>``), and the known
-    image limits (500 images, 50 MB of inline image data).
+    Tool calls without a ``function_call_output`` (and outputs answering no call,
+    unless the request names a ``previous_response_id`` or ``conversation``, which
+    holds the calls), duplicate item ids, replayed reasoning that no item follows,
+    content that cannot be sent under ``unsupported="error"`` (images without
+    vision, audio ..., and settings this API has no key for, at
+    ``/settings/<field>``), and the known image limits (500 images, 50 MB of inline
+    image data).
     """
     conversation = to_conversation(messages)
     encoder = _Encoder(Options.resolve(NAME, options), collect=True)
@@ -165,6 +173,11 @@ def _problems(conversation: Conversation, encoder: _Encoder) -> list[Problem]:
     else:  # paired in the encoder's walk
         problems = pairing.finish()
     problems = answered_items(conversation.messages, problems)
+    extras = extras_of(conversation, NAME) if conversation.extras else {}
+    if any(extras.get(key) is not None for key in STORED_INPUT_KEYS):
+        # API reference, "previous_response_id" / "conversation": the earlier items
+        # (the calls these outputs answer) are the stored response's or conversation's
+        problems = [problem for problem in problems if problem.keyword != "orphan_tool_result"]
     return sorted(problems + encoder.problems, key=_message_order)
 
 
@@ -250,7 +263,8 @@ class _Encoder(EncodePass):
             payload["model"] = settings.pop("model")
         if instructions:
             payload["instructions"] = "\n".join(instructions)
-        payload["input"] = self.input_value(messages, start)
+        if self.items or extras_of(conversation, NAME).get(NO_INPUT) is not True:
+            payload["input"] = self.input_value(messages, start)  # (optional: as it came)
         sent = self.tools(tools)
         if sent is not None and options.native_tools:
             payload["tools"] = [encode_tool(tool) for tool in sent]
@@ -260,14 +274,18 @@ class _Encoder(EncodePass):
             # a tool choice goes only with tools, or where none were given
             wire, parallel = encode_tool_choice(choice)
             # "auto" is the API's default: with `parallel`, the flag alone says it
-            # (the common request shape, and what decoding reads it as).
-            if wire != "auto" or parallel is None:
+            # (the common request shape, and what decoding reads it as), unless the
+            # decoded request wrote both (EXPLICIT_AUTO).
+            explicit = extras_of(conversation, NAME).get(EXPLICIT_AUTO) is True
+            if wire != "auto" or parallel is None or explicit:
                 payload["tool_choice"] = wire
             if parallel is not None:
                 payload["parallel_tool_calls"] = parallel
         if settings is not None:
             payload.update(settings)
-            encode_extras(payload, conversation, choice=choosing and choice is None)
+            encode_extras(
+                payload, conversation, choice=choosing and choice is None, choosing=choosing
+            )
         return payload
 
     def tools(self, tools: Sequence[ToolDefinition] | None) -> list[ToolDefinition] | None:
@@ -445,9 +463,10 @@ class _Encoder(EncodePass):
                 part["file_id"] = block.file_id
             if block.detail is not None:
                 part["detail"] = block.detail
-            elif not tool:
-                # API reference, "input_image": `detail` is required in message
-                # content (optional in a function_call_output).
+            elif not tool and extras_of(block, NAME).get(NO_DETAIL) is not True:
+                # SDK ResponseInputImageParam: `detail` is required in message content
+                # (optional in a function_call_output); the API applies "auto" to an
+                # image that left it out, which goes back without it (NO_DETAIL).
                 part["detail"] = "auto"
             self.count_image(-1, index, position)
         elif isinstance(block, FileBlock):

@@ -40,8 +40,10 @@ from chatschema_models.tool import (
 from chatschema.errors import Problem, UnsupportedContentError
 from chatschema.providers._common import EncodePass, extras_of, merge_extras
 from chatschema.providers.openai_responses.wire import (
+    EXPLICIT_AUTO,
     INTEGRAL_SETTINGS,
     NAME,
+    NO_INPUT,
     NO_STRICT,
     READ,
     TOOL_POSITIONS,
@@ -121,12 +123,14 @@ def decode_request(data: dict[str, Any]) -> dict[str, Any]:
             decode_tool(tool, index) for index, tool in enumerate(READ.list(tools, "tools"))
         ]
     choice = _decode_tool_choice(data.get("tool_choice"), data.get("parallel_tool_calls"))
-    if choice is None:
-        for key in ("tool_choice", "parallel_tool_calls"):
-            if data.get(key) is not None:
-                extras[key] = copy.deepcopy(data[key])  # no neutral form: kept as it came
-    else:
+    for key in ("tool_choice", "parallel_tool_calls"):
+        if key in data and (choice is None or data[key] is None):
+            # no neutral form, or a null (the default, said so): kept as it came
+            extras[key] = copy.deepcopy(data[key])
+    if choice is not None:
         fields["tool_choice"] = choice
+        if data.get("tool_choice") == "auto" and data.get("parallel_tool_calls") is not None:
+            extras[EXPLICIT_AUTO] = True  # the flag alone would say the same
     if integral:
         extras[INTEGRAL_SETTINGS] = integral
     if extras:
@@ -315,19 +319,23 @@ def encode_settings(encoder: EncodePass, conversation: Conversation) -> dict[str
     return out
 
 
-def encode_extras(payload: dict[str, Any], conversation: Conversation, *, choice: bool) -> None:
+def encode_extras(
+    payload: dict[str, Any], conversation: Conversation, *, choice: bool, choosing: bool
+) -> None:
     """Put the conversation's own extras back: every kept request key the encoder left unset.
 
     ``text`` and ``reasoning`` merge with what the settings wrote; the codec's
     bookkeeping keys stay out. A kept ``tool_choice`` (and its ``parallel_tool_calls``)
     goes only with ``choice``: native tools, tools sent (or none given), and no
-    neutral tool choice in its place.
+    neutral tool choice in its place; a kept ``null`` one with ``choosing`` (native
+    tools, tools sent or none given), where the encoder wrote none.
     """
     extras = extras_of(conversation, NAME)
     if extras:
-        skip = [INTEGRAL_SETTINGS, "input", "instructions", "tools"]
-        if not choice:
-            skip += ["tool_choice", "parallel_tool_calls"]
+        skip = [INTEGRAL_SETTINGS, NO_INPUT, EXPLICIT_AUTO, "input", "instructions", "tools"]
+        for key in ("tool_choice", "parallel_tool_calls"):
+            if not (choice or (choosing and extras.get(key, False) is None)):
+                skip.append(key)
         merge_extras(payload, extras, skip=skip)
 
 

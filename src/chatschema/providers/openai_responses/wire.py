@@ -49,6 +49,54 @@ TOOL_POSITIONS: Final = "positions"
 KEY_ORDER: Final = "key_order"
 # text / refusal block extras: its output part's keys in wire order, likewise.
 PART_ORDER: Final = "part_key_order"
+# ImageBlock extras: an `input_image` of a message that had no `detail` (the API
+# applies "auto"; encode writes it for images that do not say, as the SDK requires);
+NO_DETAIL: Final = "no_detail"
+# Conversation.extras: a request without `input` (a stored `prompt` ...);
+NO_INPUT: Final = "no_input"
+# Conversation.extras: the request wrote `tool_choice: "auto"` next to
+# `parallel_tool_calls` (the flag alone says the same; the request had both).
+EXPLICIT_AUTO: Final = "explicit_auto"
+
+# The keys of a request (the SDK's ResponseCreateParams): an object with one of them
+# and neither `type` nor `role` is a request, with or without `input`.
+REQUEST_KEYS: Final = frozenset(
+    {
+        "background",
+        "context_management",
+        "conversation",
+        "include",
+        "input",
+        "instructions",
+        "max_output_tokens",
+        "max_tool_calls",
+        "metadata",
+        "model",
+        "parallel_tool_calls",
+        "previous_response_id",
+        "prompt",
+        "prompt_cache_key",
+        "prompt_cache_options",
+        "prompt_cache_retention",
+        "reasoning",
+        "safety_identifier",
+        "service_tier",
+        "store",
+        "stream",
+        "stream_options",
+        "temperature",
+        "text",
+        "tool_choice",
+        "tools",
+        "top_logprobs",
+        "top_p",
+        "truncation",
+        "user",
+    }
+)
+# Request keys naming input the API holds (a stored response, a conversation): the
+# calls a function_call_output answers may be there, not in `input`.
+STORED_INPUT_KEYS: Final = ("previous_response_id", "conversation")
 
 # The neutral name of the code interpreter's server tool calls, and the order the
 # API writes a code_interpreter_call item's keys in (encode writes that order).
