@@ -583,3 +583,13 @@ def test_the_fast_path_agrees_on_these_forms(payload: dict[str, Any]) -> None:
     conversation = oc.decode_conversation(payload)
     assert_same_paths(ENCODE, NAME, conversation)
     assert oc.encode(conversation) == payload
+
+
+def test_an_empty_model_is_kept_as_it_came() -> None:
+    """An OpenAI-compatible server may take ``"model": ""`` (the SDK's types do); the
+    neutral settings hold no empty model, so it stays in extras and goes back."""
+    request = {"model": "", "messages": [{"role": "user", "content": "hi"}]}
+    validate_request("openai_chat", request)
+    conversation = oc.decode_conversation(request)
+    assert conversation.settings is None
+    assert oc.encode(conversation) == request

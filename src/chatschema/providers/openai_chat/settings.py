@@ -68,8 +68,8 @@ _RESPONSE_FORMATS = {"text": TextResponseFormat, "json_object": JsonObjectRespon
 def decode_settings(data: Mapping[str, Any], extras: dict[str, Any]) -> GenerationSettings | None:
     """The settings of a request; what they leave over goes into ``extras``.
 
-    ``extras`` gets the bookkeeping markers, ``null`` values (kept as they came) and
-    the parts of ``response_format`` the neutral model has no field for.
+    ``extras`` gets the bookkeeping markers, ``null`` and empty-string values (kept as
+    they came) and the parts of ``response_format`` the neutral model has no field for.
 
     Raises:
         ConversionError: a setting of the wrong type, or a value the neutral
@@ -80,8 +80,10 @@ def decode_settings(data: Mapping[str, Any], extras: dict[str, Any]) -> Generati
         if key not in data:
             continue
         value = data[key]
-        if value is None:
-            extras[key] = None
+        if value is None or value == "":
+            # kept as it came: an OpenAI-compatible server may take an empty model
+            # (llama.cpp's server ignores it), and the neutral settings hold none
+            extras[key] = value
         elif field in SAMPLING_FLOATS:
             if type(value) is not float and (type(value) is not int):
                 READ.fail(f"{key} must be a number, not {describe(value)}")
