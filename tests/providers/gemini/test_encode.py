@@ -717,23 +717,36 @@ CHECKS: dict[str, tuple[Any, list[tuple[str, str]]]] = {
         [("/messages/0/content", "empty_content"), ("/messages/1/content", "empty_content")],
     ),
     "no_contents": ([{"role": "system", "content": "only"}], [("/messages", "no_contents")]),
-    "result_after_a_user_turn": (
+    # a user text (or a late system message, a user text on the wire) between the call
+    # and its result is in the turn after the call's (test_read_forms.py); a model
+    # content after it begins another turn
+    "result_after_a_user_turn_and_a_model_turn": (
         [
             {"role": "user", "content": "q"},
             {"role": "assistant", "tool_calls": [{"id": "c", "name": "f", "arguments": {}}]},
             {"role": "user", "content": "wait"},
+            {"role": "assistant", "content": "waiting"},
             {"role": "tool", "tool_call_id": "c", "content": "x"},
         ],
-        [("/messages/3/tool_call_id", "not_adjacent")],
+        [
+            ("/messages/1/tool_calls/0/id", "unanswered_tool_call"),
+            ("/messages/4/tool_call_id", "orphan_tool_result"),
+            ("/messages/4/tool_call_id", "not_adjacent"),
+        ],
     ),
-    "late_system_message_between_call_and_result": (
+    "late_system_message_and_a_model_turn_between_call_and_result": (
         [
             {"role": "user", "content": "q"},
             {"role": "assistant", "tool_calls": [{"id": "c", "name": "f", "arguments": {}}]},
             {"role": "system", "content": "be quick"},
+            {"role": "assistant", "content": "ok"},
             {"role": "tool", "tool_call_id": "c", "content": "x"},
         ],
-        [("/messages/3/tool_call_id", "not_adjacent")],
+        [
+            ("/messages/1/tool_calls/0/id", "unanswered_tool_call"),
+            ("/messages/4/tool_call_id", "orphan_tool_result"),
+            ("/messages/4/tool_call_id", "not_adjacent"),
+        ],
     ),
     "foreign_blocks": (
         [

@@ -351,7 +351,10 @@ BAD_RESPONSES = {
     "string_count": {"usageMetadata": {"promptTokenCount": "12"}},
     "bool_count": {"usageMetadata": {"totalTokenCount": True}},
     "usage_not_object": {"usageMetadata": 5},
-    "finish_reason_number": {"candidates": [{"content": {"role": "model"}, "finishReason": 1}]},
+    # a name or its number (test_read_forms.py); nothing else
+    "finish_reason_object": {
+        "candidates": [{"content": {"role": "model"}, "finishReason": {"name": "STOP"}}]
+    },
     "args_list": {"candidates": [{"content": model({"functionCall": {"name": "f", "args": [1]}})}]},
 }
 

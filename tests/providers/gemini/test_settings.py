@@ -240,7 +240,9 @@ def test_a_response_format_that_says_more_than_json_stays_gemini_s() -> None:
     assert to_dict(conversation)["extras"]["gemini"]["generation_config"] == {
         "response_mime_type": "text/x.enum",
         "response_schema": {"type": "STRING", "enum": ["a", "b"]},
-    }  # (None counts as absent, as everywhere in a Gemini payload)
+        "temperature": None,
+    }  # (a null is kept, and written back as it came)
+    assert gemini.encode(conversation) == payload
 
 
 @pytest.mark.parametrize(
@@ -454,9 +456,9 @@ def test_streamed_arguments_without_a_response_id_get_decode_response_s_ids(name
     assert first.id is None  # the id depends on the whole part: it comes with the last piece
 
 
-def test_a_partial_arg_that_goes_back_is_a_conversion_error() -> None:
-    from chatschema import ConversionError
-
+def test_a_partial_arg_that_goes_back_is_kept_as_it_came() -> None:
+    # google-genai takes any partial arg: one with no place in the arguments (a path
+    # already streamed, none, or no JSON path) is kept in the call's partial_args
     def event(call: dict[str, Any]) -> dict[str, Any]:
         return {"candidates": [{"content": {"role": "model", "parts": [{"functionCall": call}]}}]}
 
@@ -464,12 +466,17 @@ def test_a_partial_arg_that_goes_back_is_a_conversion_error() -> None:
         event({"name": "f", "willContinue": True}),
         event({"partialArgs": [{"jsonPath": "$.a", "numberValue": 1}], "willContinue": True}),
         event({"partialArgs": [{"jsonPath": "$.b", "boolValue": True}], "willContinue": True}),
-        event({"partialArgs": [{"jsonPath": "$.a", "numberValue": 2}]}),
+        event({"partialArgs": [{"jsonPath": "$.a", "numberValue": 2}], "willContinue": True}),
+        event({"partialArgs": [{"jsonPath": "a.b", "numberValue": 3}]}),
     ]
-    with pytest.raises(ConversionError, match="already streamed"):
-        list(gemini.decode_stream(stream))
-    with pytest.raises(ConversionError, match="not a JSON path"):
-        list(gemini.decode_stream([stream[0], event({"partialArgs": [{"jsonPath": "a.b"}]})]))
+    (call,) = merge_chunks(list(gemini.decode_stream(stream))).to_message().tool_calls
+    assert call.arguments == {"a": 1, "b": True}
+    assert call.extras["gemini"]["function_call"] == {
+        "partial_args": [
+            {"json_path": "$.a", "number_value": 2},
+            {"json_path": "a.b", "number_value": 3},
+        ]
+    }
 
 
 def test_a_recorded_request_with_call_turns_in_a_row_is_accepted_and_comes_back() -> None:

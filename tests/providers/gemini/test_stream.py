@@ -80,7 +80,7 @@ def complete(events: list[dict[str, Any]]) -> dict[str, Any]:
                 response.setdefault(key, value)
             elif key != "candidates":
                 deep_merge(response, {key: value})
-        first = next((c for c in event.get("candidates", []) if c.get("index", 0) == 0), None)
+        first = next((c for c in event.get("candidates") or [] if c.get("index", 0) == 0), None)
         if first is None:
             continue
         candidate = candidate if candidate is not None else {}
@@ -856,14 +856,17 @@ MALFORMED: dict[str, Any] = {
     "two_data_fields": {
         "candidates": [{"content": {"parts": [{"text": "a", "functionCall": {}}]}}]
     },
-    "call_without_name": {"candidates": [{"content": {"parts": [{"functionCall": {"args": {}}}]}}]},
+    "call_name_not_text": {
+        "candidates": [{"content": {"parts": [{"functionCall": {"name": 3, "args": {}}}]}}]
+    },
     "args_not_an_object": {
         "candidates": [{"content": {"parts": [{"functionCall": {"name": "f", "args": [1]}}]}}]
     },
     "signature_not_a_string": {
         "candidates": [{"content": {"parts": [{"text": "a", "thoughtSignature": 5}]}}]
     },
-    "finish_reason_not_a_string": {"candidates": [{"finishReason": 1}]},
+    # a name or its number (test_read_forms.py); nothing else
+    "finish_reason_neither_name_nor_number": {"candidates": [{"finishReason": True}]},
     "usage_not_an_object": {"usageMetadata": 5},
     "negative_count": {"usageMetadata": {"promptTokenCount": -1}},
     "non_string_key": {1: "x"},

@@ -18,7 +18,9 @@ arguments. ``Conversation.settings`` maps to ``generation_config`` and
 Decoders read that shape, the REST camelCase one (``functionCall``,
 ``thoughtSignature`` ...) and google-genai SDK objects alike; bytes fields of SDK
 objects (``thought_signature``, ``inline_data.data``) come back as the standard
-base64 text the REST API sends.
+base64 text the REST API sends. Enums are read as names or as the numbers the REST
+API writes with ``$alt=json;enum-encoding=int`` (the ``vertexai`` SDK), and what came
+as a number is kept and written back as a number (``wire.py``, integer enums).
 
 The points that matter most:
 

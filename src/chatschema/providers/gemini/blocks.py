@@ -37,13 +37,19 @@ from chatschema.providers.gemini.wire import (
     FILES_URI,
     MISSING,
     NAME,
+    OUTCOME_NUMBERS,
     READ,
     SAFE_ID,
     TEXT_DOCUMENTS,
     URL,
     VIDEO_HOSTS,
+    enum_name,
     file_uri,
+    json_data,
 )
+
+NO_NAME = "the tool call has no name"
+"""The error of a call without a name (the chunk accumulator's, for the same call)."""
 
 
 def invalid(error: PydanticValidationError, index: int | None = None) -> ConversionError:
@@ -92,14 +98,22 @@ class PartReader:
     def call(
         self, value: Any, meta: dict[str, Any], index: int, position: int, scope: Scope | str
     ) -> dict[str, Any]:
-        """The keyword arguments of the ToolCall for a ``function_call`` part."""
+        """The keyword arguments of the ToolCall for a ``function_call`` part.
+
+        A call without a name (absent, ``null`` or empty: google-genai takes it) cannot
+        be used: the fields are those of an ``InvalidToolCall`` (no ``name``, the
+        arguments as JSON text, an ``error``), as the chunk accumulator makes of a
+        streamed call without a name, kept as it came (``name_absent``, or the name in
+        ``extras["gemini"]["function_call"]``) to be written back to Gemini.
+        """
         call = READ.object(value, "function_call", index, position)
-        name = call.get("name")
-        if not isinstance(name, str) or not name:
-            READ.fail("function_call needs a name", index, position)
+        name = call.get("name", MISSING)
+        named = isinstance(name, str) and name != ""
+        if not named and name is not MISSING and name is not None and not isinstance(name, str):
+            READ.fail("function_call.name must be a string", index, position)
         extras = dict(meta)
         args = call.get("args", MISSING)
-        if args is MISSING:
+        if args is MISSING or args is None:  # (null: kept as it came, below)
             args = {}
             extras["args_absent"] = True
         elif not isinstance(args, dict):
@@ -107,7 +121,11 @@ class PartReader:
         wire_id = call.get("id")
         if wire_id is not None and not isinstance(wire_id, str):
             READ.fail("function_call.id must be a string", index, position)
-        rest = {k: v for k, v in call.items() if k not in ("name", "args", "id")}
+        rest = {  # (a null or empty name, args or id: kept as it came)
+            k: v
+            for k, v in call.items()
+            if k not in ("name", "args", "id") or v is None or (k == "name" and not named)
+        }
         if rest:
             extras["function_call"] = rest
         # Function calling: FunctionCall.id is optional (Gemini 2 and 3 often send none);
@@ -119,11 +137,22 @@ class PartReader:
             extras["synthesized_id"] = True
             if wire_id == "":
                 extras["id"] = ""
+        fields: dict[str, Any]
+        if not named:
+            if name is MISSING:
+                extras["name_absent"] = True
+            fields = {
+                "id": call_id,
+                "arguments": json_data(args, "function_call.args"),
+                "error": NO_NAME,
+            }
+            set_extras(fields, NAME, extras)
+            return fields
         pending = Call(call_id, name, sends)
         if sends:
             self._by_id[call_id] = pending
         self._by_name.setdefault(name, deque()).append(pending)
-        fields: dict[str, Any] = {"id": call_id, "name": name, "arguments": args}
+        fields = {"id": call_id, "name": name, "arguments": args}
         set_extras(fields, NAME, extras)
         return fields
 
@@ -197,8 +226,8 @@ class PartReader:
             call_id = pending or f"gemini_code_{scoped(scope, position)}_{position}"
         output = {k: v for k, v in result.items() if k != "id"}
         fields: dict[str, Any] = {"tool_call_id": call_id, "output": output}
-        outcome = output.get("outcome")
-        if isinstance(outcome, str):
+        outcome = enum_name(output.get("outcome"), OUTCOME_NUMBERS)  # a name or its number
+        if outcome is not None:
             fields["status"] = "success" if outcome == "OUTCOME_OK" else "error"
         set_extras(fields, NAME, extras)
         return ServerToolResultBlock(**fields)
@@ -234,7 +263,9 @@ def split(part: Any, index: int, position: int) -> tuple[str | None, dict[str, A
     key: str | None = None
     meta: dict[str, Any] = {}
     for name, value in part.items():
-        if name in DATA_FIELDS:
+        # a data field sent as null (a request's; google-genai takes it) carries no data:
+        # the part is kept as it came (a non_standard block)
+        if name in DATA_FIELDS and value is not None:
             if key is not None:
                 READ.fail(
                     f"a part carries exactly one data field, not {key!r} and {name!r}",
@@ -257,7 +288,7 @@ def media_block(key: str, data: dict[str, Any], extras: dict[str, Any]) -> Conte
         payload = data.get("data")
         if not isinstance(payload, str) or mime is None:
             return None
-        rest = {k: v for k, v in data.items() if k not in ("mime_type", "data")}
+        rest = {k: v for k, v in data.items() if k not in ("mime_type", "data") or v is None}
         kind = kind_of_mime(mime)
         text = canonical_text(payload) if kind == "text-plain" else None
         if text is not None:
@@ -273,7 +304,7 @@ def media_block(key: str, data: dict[str, Any], extras: dict[str, Any]) -> Conte
         uri = data.get("file_uri")
         if not isinstance(uri, str) or not uri:
             return None
-        rest = {k: v for k, v in data.items() if k not in ("mime_type", "file_uri")}
+        rest = {k: v for k, v in data.items() if k not in ("mime_type", "file_uri") or v is None}
         match = FILES_URI.fullmatch(uri)
         if match is not None:
             fields["file_id"] = match[1]

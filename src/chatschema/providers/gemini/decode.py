@@ -23,6 +23,7 @@ from chatschema_models.message import (
 from chatschema_models.tool import (
     AllowedToolsChoice,
     AutoToolChoice,
+    InvalidToolCall,
     NamedToolChoice,
     NoneToolChoice,
     RequiredToolChoice,
@@ -43,19 +44,30 @@ from chatschema.providers.gemini.blocks import (
     message_content,
     split,
 )
-from chatschema.providers.gemini.encode import tool_objects
+from chatschema.providers.gemini.encode import tool_choice_config, tool_objects
 from chatschema.providers.gemini.settings import read_request
 from chatschema.providers.gemini.usage import usage_of
 from chatschema.providers.gemini.wire import (
     DATA_FIELDS,
+    FINISH_REASON_NUMBERS,
     FINISH_REASONS,
     MISSING,
+    MODE_NUMBERS,
     NAME,
+    PARTS_OBJECT,
     READ,
     SDK_ONLY,
+    TOOLS_EMPTY,
     TOOLS_OBJECT,
+    blocked,
+    content_rest,
+    enum_name,
+    function_names,
+    kept_as_sent,
     load,
     plain,
+    plain_with_nulls,
+    reason_name,
     tool_output,
     tool_response,
 )
@@ -99,7 +111,7 @@ def decode_conversation(payload: Any) -> Conversation:
         if "contents" not in request:
             READ.fail("expected {'contents': [...]} or a list of contents")
     else:
-        data = plain(payload)
+        data = plain_with_nulls(payload)
         if isinstance(data, list):
             request = {"contents": data}
         elif isinstance(data, dict) and (
@@ -120,15 +132,17 @@ def decode_conversation(payload: Any) -> Conversation:
         if isinstance(tools, dict):  # one Tool where the API takes a list (HTTP 200)
             tools = [tools]
             kept[TOOLS_OBJECT] = True
-        definitions = _tools(tools)
+        definitions, hollow = _tools(tools)
         if definitions:
             fields["tools"] = definitions
+        if hollow or not definitions:  # Tool objects no definition stands for, or []
+            kept[TOOLS_EMPTY] = hollow
     if "tool_config" in request:
         choice = _tool_choice(request["tool_config"])
         if choice is not None:
             fields["tool_choice"] = choice
         rest = _unmapped_tool_config(request["tool_config"], choice)
-        if rest:
+        if rest or choice is None:  # ({}: a tool_config saying nothing, kept as it came)
             kept["tool_config"] = rest
     if settings:
         fields["settings"] = GenerationSettings(**settings)
@@ -157,8 +171,12 @@ def decode_response(payload: Any) -> AssistantMessage:
 
     Returns:
         The first candidate's content (other candidates, safety ratings, citation
-        and grounding metadata, prompt feedback and the raw usage go to
+        and grounding metadata, prompt feedback, the raw usage and the content's
+        fields other than ``parts`` and ``role`` go to
         ``response_metadata["gemini"]``), with normalized finish reason and usage.
+        Enums are read as names or as their numbers (``enum-encoding=int``):
+        ``raw_finish_reason`` is the name, and a finish reason sent as a number is
+        also kept as it came in ``response_metadata["gemini"]["finish_reason"]``.
         Every tool call's ``index`` is its part position (what
         :func:`decode_stream` numbers calls by). Appended to a history, it encodes
         back to exactly the candidate's content.
@@ -191,24 +209,26 @@ def decode_response(payload: Any) -> AssistantMessage:
         fields.update(_Decoder().model_turn(parts, 0, scope, positions=True))
         reason = candidate.get("finish_reason")
         if reason is not None:
-            raw_reason = READ.string(reason, "finish_reason")
+            # a name, or its number (enum-encoding=int, wire.FINISH_REASON_NUMBERS)
+            raw_reason = reason_name(reason, FINISH_REASON_NUMBERS, "finish_reason")
             normalized = FINISH_REASONS.get(raw_reason, "other")
             # Gemini says STOP after function calls too: the neutral reason is tool_calls
             if normalized == "stop" and fields.get("tool_calls"):
                 normalized = "tool_calls"
             fields["finish_reason"] = normalized
         metadata.update(
-            (key, value)
-            for key, value in candidate.items()
-            if key not in ("content", "finish_reason")
+            (key, value) for key, value in candidate.items() if kept_as_sent(key, value)
         )
+        rest = content_rest(content)
+        if rest:
+            metadata["content"] = rest
         if len(candidates) > 1:
             metadata["candidates"] = candidates[1:]
     else:
-        feedback = data.get("prompt_feedback")
         # PromptFeedback: a blocked prompt has no candidates, only a block_reason
-        if isinstance(feedback, dict) and isinstance(feedback.get("block_reason"), str):
-            raw_reason = feedback["block_reason"]
+        block = blocked(data.get("prompt_feedback"))
+        if block is not None:
+            raw_reason = block
             fields["finish_reason"] = "content_filter"
     if raw_reason is not None:
         fields["raw_finish_reason"] = raw_reason
@@ -247,17 +267,20 @@ class _Decoder(PartReader):
             return
         content = as_content(READ.object(content, "a content", index))
         role = content.get("role", "user")
-        parts = READ.list(content.get("parts", []), "parts", index)
+        parts, form = parts_of(content, "parts", index)
         if role == "model":
-            # consecutive model contents are one turn: the function responses after
-            # them answer the calls of any of them (the API takes it, HTTP 200)
+            # consecutive model contents are one turn: the function responses in the
+            # user contents after them answer the calls of any of them (the API takes
+            # it, HTTP 200); the next model content after a user one begins a new turn
             fields = self.model_turn(parts, index, str(index), new_turn=not self.after_model)
+            if form is not None:
+                fields["extras"] = {NAME: {form: True}}
             self.messages.append(AssistantMessage(**fields))
             self.after_model = True
             return
         self.after_model = False
         if role in ("user", "function"):
-            self.user_turn(parts, index, None if role == "user" else role)
+            self.user_turn(parts, index, None if role == "user" else role, form=form)
         else:
             READ.fail(f"unknown role {shown(role)} (Gemini has 'user' and 'model')", index)
 
@@ -282,15 +305,16 @@ class _Decoder(PartReader):
             self.start_turn()
         blocks: list[ContentBlock] = []
         calls: list[dict[str, Any]] = []
+        invalid: list[dict[str, Any]] = []  # calls without a name (kept as they came)
         for position, part in enumerate(parts):
             key, meta = split(part, index, position)
             if key == "function_call":
                 call = self.call(part[key], meta, index, position, scope)
                 call["index"] = position
-                calls.append(call)
+                (calls if "name" in call else invalid).append(call)
             else:
                 blocks.append(self.block(part, key, meta, index, position, scope))
-        if not positions and all(call["index"] >= len(blocks) for call in calls):
+        if not positions and not invalid and all(call["index"] >= len(blocks) for call in calls):
             for call in calls:  # calls after all other parts: the default order
                 del call["index"]
         fields: dict[str, Any] = {}
@@ -299,10 +323,18 @@ class _Decoder(PartReader):
             fields["content"] = content
         if calls:
             fields["tool_calls"] = [ToolCall(**call) for call in calls]
+        if invalid:
+            fields["invalid_tool_calls"] = [InvalidToolCall(**call) for call in invalid]
         return fields
 
-    def user_turn(self, parts: list[Any], index: int, role: str | None) -> None:
-        """One user content: user messages and tool messages, in part order."""
+    def user_turn(
+        self, parts: list[Any], index: int, role: str | None, *, form: str | None = None
+    ) -> None:
+        """One user content: user messages and tool messages, in part order.
+
+        ``form``: the content gave its ``parts`` otherwise than as a list (one part as
+        an object, ``null``, absent: :func:`parts_of`), kept on the first message.
+        """
         turn: list[Message] = []
         blocks: list[ContentBlock] | None = None
         for position, part in enumerate(parts):
@@ -327,6 +359,8 @@ class _Decoder(PartReader):
                 extras["join"] = joins
             if position == 0 and role is not None:
                 extras["role"] = role
+            if position == 0 and form is not None:
+                extras[form] = True
             if extras:
                 message.extras = {NAME: {**extras_of(message, NAME), **extras}}
             self.messages.append(message)
@@ -341,7 +375,7 @@ class _Decoder(PartReader):
         wire_id = response.get("id")
         if wire_id is not None and not isinstance(wire_id, str):
             READ.fail("function_response.id must be a string", index, position)
-        body = response.get("response")
+        body = response.get("response")  # (null or absent: written back as it came)
         if body is not None and not isinstance(body, dict):
             READ.fail("function_response.response must be an object", index, position)
         call = self._match(wire_id, name)
@@ -372,17 +406,18 @@ class _Decoder(PartReader):
         if status == "error":
             fields["status"] = status
         media: list[ContentBlock] = []
-        for item in READ.list(response.get("parts", []), "function_response.parts", index):
+        media_parts = response.get("parts")
+        for item in READ.list(media_parts or [], "function_response.parts", index):
             key, item_meta = split(item, index, position)
             media.append(self.block(item, key, item_meta, index, position, str(index)))
         if media:  # an empty output next to media parts is not a text block
             fields["content"] = [TextBlock(text=text), *media] if text else media
         else:
             fields["content"] = text
-        rest = {
+        rest = {  # (a null or empty known field is kept as it came too)
             k: v
             for k, v in response.items()
-            if k not in ("name", "id", "response", "parts") or (k == "parts" and v == [])
+            if k not in ("name", "id", "response", "parts") or v is None or v == []
         }
         if rest:
             extras["function_response"] = rest
@@ -420,21 +455,43 @@ def _system_message(value: Any) -> SystemMessage:
     blocks: list[ContentBlock] = []
     reader = PartReader()
     reader.empty_text = True
-    for position, part in enumerate(READ.list(instruction.get("parts", []), "system parts")):
+    parts, form = parts_of(instruction, "system parts", None)
+    for position, part in enumerate(parts):
         key, meta = split(part, 0, position)
         blocks.append(reader.block(part, key, meta, 0, position, "system"))
     fields: dict[str, Any] = {"content": message_content(blocks)}
+    extras: dict[str, Any] = {}
     role = instruction.get("role")
     if role is not None:
-        set_extras(fields, NAME, {"role": role})
+        extras["role"] = role
+    if form is not None:
+        extras[form] = True
+    set_extras(fields, NAME, extras)
     return SystemMessage(**fields)
+
+
+def parts_of(content: dict[str, Any], what: str, index: int | None) -> tuple[list[Any], str | None]:
+    """A content's parts, and their form when not a list (``wire.PARTS_FORM``).
+
+    One Part as an object where a list goes (the API takes it, HTTP 200: ellmer sends
+    it so), ``parts: null`` and no ``parts`` (google-genai takes both) read as the
+    part, or as none; the form is kept to be written back.
+    """
+    parts = content.get("parts", MISSING)
+    if parts is MISSING:
+        return [], "parts_absent"
+    if parts is None:
+        return [], "parts_null"
+    if isinstance(parts, dict):
+        return [parts], PARTS_OBJECT
+    return READ.list(parts, what, index), None
 
 
 # --------------------------------------------------------------------------- tools
 
 
-def _tools(value: Any) -> list[ToolDefinition]:
-    """The ``Tool`` objects of a request as tool definitions.
+def _tools(value: Any) -> tuple[list[ToolDefinition], list[list[Any]]]:
+    """The ``Tool`` objects of a request as tool definitions, and the hollow ones.
 
     Each function declaration is one definition; each other field of a ``Tool``
     (``google_search``, ``code_execution``, ``url_context`` ...) is a hosted tool:
@@ -442,26 +499,44 @@ def _tools(value: Any) -> list[ToolDefinition]:
     field in ``extras["gemini"]``. When the default grouping (declarations in one
     ``Tool``, each hosted tool in its own) would not give the same objects back,
     every definition records the index of its ``Tool`` in ``extras["gemini"]["tool"]``.
+
+    ``function_declarations`` that is ``null`` or ``[]`` declares nothing: kept on the
+    first definition of its ``Tool`` (``extras["gemini"]["tool_fields"]``), and a
+    ``Tool`` without any definition (``{}``, only such fields) is hollow: returned as
+    ``[index, object]`` to be put back at its place (``wire.TOOLS_EMPTY``).
     """
     tools = READ.list(value, "tools")
     entries: list[tuple[int, dict[str, Any]]] = []
+    hollow: list[list[Any]] = []
+    full: list[Any] = []  # the Tool objects the definitions stand for
     for index, tool in enumerate(tools):
         tool = READ.object(tool, f"tools[{index}]")
+        begun = len(entries)
+        empty: dict[str, Any] = {}
         for key, field in tool.items():
             if key == "function_declarations":
-                entries.extend((index, fields) for fields in _declarations(field))
+                if field is None or field == []:
+                    empty[key] = field  # declares nothing: kept as it came
+                else:
+                    entries.extend((index, fields) for fields in _declarations(field))
             elif not key:
                 READ.fail(f"tools[{index}] has a field without a name")
             else:  # a hosted tool: only Gemini knows what it is
                 hosted: dict[str, Any] = {"name": key, "parameters": {}, "provider": NAME}
                 set_extras(hosted, NAME, {key: field})
                 entries.append((index, hosted))
+        if len(entries) == begun:
+            hollow.append([index, tool])
+            continue
+        full.append(tool)
+        if empty:
+            entries[begun][1].setdefault("extras", {}).setdefault(NAME, {})["tool_fields"] = empty
     definitions = [ToolDefinition(**fields) for _, fields in entries]
-    if tool_objects(definitions) == tools:
-        return definitions
+    if tool_objects(definitions) == full:
+        return definitions, hollow
     for index, entry in entries:
         entry.setdefault("extras", {}).setdefault(NAME, {})["tool"] = index
-    return [ToolDefinition(**entry) for _, entry in entries]
+    return [ToolDefinition(**entry) for _, entry in entries], hollow
 
 
 def _declarations(value: Any) -> list[dict[str, Any]]:
@@ -469,6 +544,11 @@ def _declarations(value: Any) -> list[dict[str, Any]]:
     definitions: list[dict[str, Any]] = []
     for declaration in READ.list(value, "function_declarations"):
         declaration = READ.object(declaration, "a function declaration")
+        # a field sent as null (the API takes it, HTTP 200) reads as absent and is
+        # kept as it came, in extras, to be written back so
+        nulls = {key: None for key, item in declaration.items() if item is None}
+        if nulls:
+            declaration = {k: v for k, v in declaration.items() if v is not None}
         name = declaration.get("name")
         if not isinstance(name, str) or not name:
             READ.fail("a function declaration needs a name")
@@ -493,6 +573,7 @@ def _declarations(value: Any) -> list[dict[str, Any]]:
             for k, v in declaration.items()
             if k not in ("name", "description", "parameters_json_schema", "parameters")
         )
+        extras.update(nulls)
         set_extras(fields, NAME, extras)
         definitions.append(fields)
     return definitions
@@ -511,12 +592,15 @@ def _tool_choice(value: Any) -> ToolChoice | None:
     calling = config.get("function_calling_config")
     if not isinstance(calling, dict):
         return None
-    mode = calling.get("mode")
+    # FunctionCallingConfig.Mode: a name, or its number (wire.MODE_NUMBERS)
+    mode = enum_name(calling.get("mode"), MODE_NUMBERS)
     names = calling.get("allowed_function_names")
     if names is not None and not (
-        isinstance(names, list) and all(isinstance(n, str) and n for n in names)
+        isinstance(names, list) and all(isinstance(n, str) for n in names)
     ):
         READ.fail("function_calling_config.allowed_function_names must be a list of names")
+    if not function_names(names):
+        names = None  # null, [] or an empty name: no names (kept as they came)
     if mode == "NONE":
         return NoneToolChoice()
     if mode == "ANY" and names and len(names) == 1:
@@ -538,9 +622,9 @@ def _unmapped_tool_config(config: dict[str, Any], choice: ToolChoice | None) -> 
     Every key but ``function_calling_config`` (``include_server_side_tool_invocations``,
     ``retrieval_config`` ...), the keys of ``function_calling_config`` other than
     ``mode`` (``stream_function_call_arguments``, ``allowed_function_names`` beside a
-    mode that takes none ...), and a mode the choice does not send (``VALIDATED``
-    without names). Without a choice (``MODE_UNSPECIFIED``, no mode) the whole
-    ``function_calling_config`` is kept.
+    mode that takes none ...), and a mode the choice does not write as it came
+    (``VALIDATED`` without names, a mode sent as its number). Without a choice
+    (``MODE_UNSPECIFIED``, no mode) the whole ``function_calling_config`` is kept.
     """
     kept = {key: value for key, value in config.items() if key != "function_calling_config"}
     calling = config.get("function_calling_config", MISSING)
@@ -551,10 +635,17 @@ def _unmapped_tool_config(config: dict[str, Any], choice: ToolChoice | None) -> 
         return kept
     names = choice.type in ("tool", "required", "allowed")  # the names are the choice's
     mapped = ("mode", "allowed_function_names") if names else ("mode",)
-    rest = {k: v for k, v in calling.items() if k not in mapped}
+    # (names null, [] or [""] say nothing: kept as they came)
+    rest = {
+        k: v
+        for k, v in calling.items()
+        if k not in mapped or (k == "allowed_function_names" and not function_names(v))
+    }
     mode = calling.get("mode")
-    if mode not in ("NONE", "ANY", "AUTO") and choice.type != "allowed":
-        rest["mode"] = mode  # FunctionCallingConfigMode: VALIDATED, which stands for AUTO
+    if mode != tool_choice_config(choice)["function_calling_config"]["mode"]:
+        # a mode the choice does not write as it came: VALIDATED without names (which
+        # stands for AUTO), a mode sent as its number; it goes back in place of that one
+        rest["mode"] = mode
     if rest:
         kept["function_calling_config"] = rest
     return kept

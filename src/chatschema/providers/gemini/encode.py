@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 import copy
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from chatschema_models.content import ContentBlock
 from chatschema_models.conversation import Conversation
@@ -23,6 +23,7 @@ from chatschema_models.message import (
 )
 from chatschema_models.tool import (
     AllowedToolsChoice,
+    InvalidToolCall,
     NamedToolChoice,
     ToolCall,
     ToolChoice,
@@ -43,6 +44,7 @@ from chatschema.providers._common import (
     guarded,
     is_foreign_tool,
     message_index,
+    parse_arguments,
     parse_data_url,
     pointer,
     raise_problems,
@@ -61,14 +63,18 @@ from chatschema.providers.gemini.wire import (
     DATA_FIELDS,
     FUNCTION_NAME,
     MISSING,
-    MODE_STANDS_FOR,
     MODES,
     NAME,
     NOT_ADJACENT,
+    PARTS_FORM,
+    PARTS_OBJECT,
     PDF_INLINE_LIMIT,
     READ,
+    TOOLS_EMPTY,
     TOOLS_OBJECT,
     file_uri,
+    function_names,
+    mode_stands_for,
     tool_output,
     tool_response,
 )
@@ -113,7 +119,7 @@ def check(messages: Any, **options: Unpack[EncodeOptions]) -> list[Problem]:
     """Every structural problem that would make Gemini reject the conversation.
 
     Unanswered calls and orphan results (results must come in the user turn right
-    after the calls; model contents in a row count as one turn), function-call
+    after the calls; contents of one role in a row count as one turn), function-call
     turns that do not follow a user turn, settings Gemini cannot say, empty
     contents, content the format cannot carry when the policy is ``"error"``
     (images without vision, other providers' server tools, foreign file ids),
@@ -171,6 +177,8 @@ class _Encoder(EncodePass):
         self.string = options.content_format == "string"
         self.payload: dict[str, Any] = {}
         self.contents: list[dict[str, Any]] = []  # the request's contents, as written
+        # contents whose parts go in another form than a list (wire.PARTS_FORM), as they came
+        self.forms: list[tuple[int, str]] = []
         # the fast walk, which tells whether the rules that only check have problems
         self.fast = FAST and options.native_tools and not self.string
         self.paired = True  # every call answered (else tool_pairing_problems has some)
@@ -215,6 +223,7 @@ class _Encoder(EncodePass):
         messages = conversation.messages
         payload: dict[str, Any] = {}
         system: dict[str, Any] | None = None
+        form: str | None = None  # the form of the instruction's parts, as it came
         start = 0
         # generateContent: system messages go to system_instruction, which only the
         # leading ones can reach (a later one is a user turn's text)
@@ -222,9 +231,11 @@ class _Encoder(EncodePass):
             message = messages[start]
             if system is None:
                 system = {"parts": []}
-                role = extras_of(message, NAME).get("role")
+                kept = extras_of(message, NAME)
+                role = kept.get("role")
                 if isinstance(role, str):
                     system["role"] = role
+                form = _form(kept)
             system["parts"].extend(self.text_parts(message, start))
             start += 1
         if system is not None and not system["parts"] and self.dropped:
@@ -252,12 +263,16 @@ class _Encoder(EncodePass):
                 self.problem(
                     "/messages", "no_contents", "Gemini needs at least one user or model message"
                 )
+        for content, kind in self.forms:  # (after the joins: as many parts still)
+            _put_form(contents[content], kind)
         given = conversation.tools or []
         if application_tools(given) and not self.options.native_tools:
             if system is None:
                 system = {"parts": []}
             system["parts"].append({"text": tools_as_text(given)})
         if system is not None:
+            if form is not None:
+                _put_form(system, form)
             payload["system_instruction"] = system
         payload["contents"] = contents
         if self.options.native_tools:
@@ -265,15 +280,23 @@ class _Encoder(EncodePass):
                 tools = sendable_tools(given, self.options)
             else:  # check: reported by run
                 tools = [tool for tool in given if not is_foreign_tool(tool, NAME)]
-            if tools:
-                objects = tool_objects(tools)
-                single = extras_of(conversation, NAME).get(TOOLS_OBJECT) is True
+            kept = extras_of(conversation, NAME)
+            objects = tool_objects(tools) if tools else []
+            hollow = kept.get(TOOLS_EMPTY)  # Tool objects that declare nothing, as they came
+            if isinstance(hollow, list):
+                for entry in hollow:
+                    if isinstance(entry, list) and len(entry) == 2 and type(entry[0]) is int:
+                        objects.insert(min(entry[0], len(objects)), copy.deepcopy(entry[1]))
+            if objects or isinstance(hollow, list):
+                single = kept.get(TOOLS_OBJECT) is True
                 # a request that sent one Tool object gets it back so
                 payload["tools"] = objects[0] if single and len(objects) == 1 else objects
             config = _tool_config(conversation)
             if config and (tools or not given):
                 # a tool choice goes only with tools, or where none were given
                 payload["tool_config"] = config
+            elif not config and kept.get("tool_config", MISSING) in (None, {}):
+                payload["tool_config"] = copy.deepcopy(kept["tool_config"])  # as it came
             choice = conversation.tool_choice
             if isinstance(choice, AllowedToolsChoice) and choice.parallel is False:
                 # FunctionCallingConfig has no switch for parallel calls
@@ -318,8 +341,11 @@ class _Encoder(EncodePass):
         elif not parts and self.dropped > dropped:
             return False  # drops left it without parts: not sent (Gemini rejects it)
         else:
-            content_role = extras_of(message, NAME).get("role", role)
-            contents.append({"role": content_role, "parts": parts})
+            kept = extras_of(message, NAME)
+            contents.append({"role": kept.get("role", role), "parts": parts})
+            form = _form(kept) if kept else None
+            if form is not None:
+                self.forms.append((len(contents) - 1, form))
             if not parts and len(self.problems) == reported:
                 empty.append((index, len(contents) - 1))  # (refused content: reported)
         return True
@@ -336,6 +362,9 @@ class _Encoder(EncodePass):
                     texts.append(block.text)
                 else:
                     parts.append(self.meta({"text": block.text}, block))
+                continue
+            if block.type == "non_standard" and "type" not in block.value and not self.string:
+                parts.append(dict(block.value))  # a Gemini part kept as it came
                 continue
             part = self.placeholder(f"{block.type} content in a system message", index, position)
             if part is None:
@@ -396,14 +425,20 @@ class _Encoder(EncodePass):
             out = self.string_parts(blocks, message.tool_calls, index)
         else:
             out = []
-            for position, item in _merged(blocks, message.tool_calls):
+            calls: list[ToolCall | InvalidToolCall] = [*message.tool_calls]
+            calls += [bad for bad in message.invalid_tool_calls if _unnamed(bad) is not None]
+            for position, item in _merged(blocks, calls):
                 if isinstance(item, ToolCall):
                     out.append(self.call(item, index))
+                elif isinstance(item, InvalidToolCall):
+                    out.append(self.meta({"function_call": _unnamed(item)}, item))
                 else:
                     part = self.block(item, index, position)
                     if part is not None:
                         out.append(part)
         for position, invalid in enumerate(message.invalid_tool_calls):
+            if not self.string and _unnamed(invalid) is not None:
+                continue  # (written above, where it came)
             what = f"invalid tool call {invalid.name!r}" if invalid.name else "invalid tool call"
             where = pointer(index, "invalid_tool_calls", position)
             part = self.placeholder(what, index, where=where)
@@ -442,8 +477,10 @@ class _Encoder(EncodePass):
                 continue
             if block.type in BLOCK_TYPES and not self.string:
                 part = self.media(block, index, position)
-            elif block.type == "non_standard" and _response_part(block.value):
-                part = copy.deepcopy(block.value)  # a function-response part kept as it came
+            elif block.type == "non_standard" and "type" not in block.value:
+                # a function-response part kept as it came
+                media.append(copy.deepcopy(block.value))
+                continue
             else:
                 part = self.placeholder(f"{block.type} content in a tool result", index, position)
             if part is None:
@@ -643,8 +680,8 @@ _TO_URLSAFE = str.maketrans("+/", "-_")
 
 
 def _merged(
-    blocks: Sequence[ContentBlock], calls: Sequence[ToolCall]
-) -> list[tuple[int, ContentBlock | ToolCall]]:
+    blocks: Sequence[ContentBlock], calls: Sequence[ToolCall | InvalidToolCall]
+) -> list[tuple[int, ContentBlock | ToolCall | InvalidToolCall]]:
     """Blocks and calls in wire order: calls at their ``index``, the rest after.
 
     Each item keeps its position in its own list (for error messages).
@@ -652,7 +689,7 @@ def _merged(
     placed = sorted(
         ((call.index, position) for position, call in enumerate(calls) if call.index is not None),
     )
-    out: list[tuple[int, ContentBlock | ToolCall]] = []
+    out: list[tuple[int, ContentBlock | ToolCall | InvalidToolCall]] = []
     next_call = 0
     for position, block in enumerate(blocks):
         while next_call < len(placed) and placed[next_call][0] <= len(out):
@@ -665,16 +702,65 @@ def _merged(
     return out
 
 
-def _response_part(value: Mapping[str, Any]) -> bool:
-    """Whether a non-standard value is a Gemini function-response part (media data).
+def _form(kept: Mapping[str, Any]) -> str | None:
+    """The form a message's content gave its ``parts`` in, when not a list."""
+    for key in PARTS_FORM:
+        if kept.get(key) is True:
+            return key
+    return None
 
-    The decoder keeps such a part as it came when the neutral model refuses its
-    values (a malformed MIME type ...); it goes back where it came from.
+
+def _put_form(content: dict[str, Any], form: str) -> None:
+    """Give a content's ``parts`` the form they came in, as long as it still fits.
+
+    One part as an object (``parts_object``: it still has one part); ``null`` or no
+    ``parts`` (it still has none).
     """
-    return len(value) == 1 and ("inline_data" in value or "file_data" in value)
+    parts = content["parts"]
+    if form == PARTS_OBJECT:
+        if len(parts) == 1:
+            content["parts"] = parts[0]
+    elif not parts:
+        if form == "parts_null":
+            content["parts"] = None
+        else:
+            del content["parts"]
+
+
+def _unnamed(call: InvalidToolCall) -> dict[str, Any] | None:
+    """The ``function_call`` of a Gemini call decoded without a name, as it came.
+
+    None for any other invalid call (which the unsupported-content policy takes):
+    one that is not Gemini's (no ``name_absent`` nor kept name), has a name now, or
+    whose arguments are no JSON object.
+    """
+    extras = extras_of(call, NAME)
+    more = extras.get("function_call")
+    kept_name = isinstance(more, dict) and "name" in more
+    if call.name or not (extras.get("name_absent") is True or kept_name):
+        return None
+    args, error = parse_arguments(call.arguments or "{}")
+    if error is not None or not isinstance(args, dict):
+        return None
+    function: dict[str, Any] = {"args": args}
+    if extras.get("args_absent") is True and not args:
+        del function["args"]
+    wire_id = extras.get("id")
+    if isinstance(wire_id, str):
+        function["id"] = wire_id
+    elif extras.get("synthesized_id") is not True and call.id is not None:
+        function["id"] = call.id
+    if isinstance(more, dict):
+        for key, value in more.items():
+            function.setdefault(key, copy.deepcopy(value))
+    return function
 
 
 # ------------------------------------------------------------------ tools writers
+
+
+TOOL_KEYS: Final = frozenset({"tool", "tool_fields", "schema_key", "parameters_absent"})
+"""Keys of a tool definition's ``extras["gemini"]`` that are the codec's bookkeeping."""
 
 
 def tool_objects(tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
@@ -688,10 +774,13 @@ def tool_objects(tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
     objects: list[tuple[Any, dict[str, Any]]] = []  # (group, Tool object)
     for tool in tools:
         extras = extras_of(tool, NAME)
+        hollow = extras.get("tool_fields")  # fields of its Tool that declare nothing
         if tool.provider == NAME:
             group = extras.get("tool")
-            fields = {key: value for key, value in extras.items() if key != "tool"}
+            fields = {key: value for key, value in extras.items() if key not in TOOL_KEYS}
             fields = fields or {tool.name: {}}
+            if isinstance(hollow, dict):
+                fields = {**fields, **hollow}
             if (
                 group is not None
                 and objects
@@ -709,13 +798,16 @@ def tool_objects(tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
             key = "parameters" if extras.get("schema_key") == "parameters" else None
             declaration[key or "parameters_json_schema"] = tool.parameters
         for name, value in extras.items():
-            if name not in ("tool", "schema_key", "parameters_absent"):
+            if name not in TOOL_KEYS:
                 declaration.setdefault(name, value)
         group = extras.get("tool", 0)
         if objects and objects[-1][0] == group:
             objects[-1][1].setdefault("function_declarations", []).append(declaration)
         else:
             objects.append((group, {"function_declarations": [declaration]}))
+        if isinstance(hollow, dict):
+            for name, value in hollow.items():
+                objects[-1][1].setdefault(name, copy.deepcopy(value))
     return [tool for _, tool in objects]
 
 
@@ -729,7 +821,7 @@ def _tool_config(conversation: Conversation) -> dict[str, Any]:
     the mode it stands for while the tool choice still says that one.
     """
     choice = conversation.tool_choice
-    config = _encode_tool_choice(choice) if choice is not None else {}
+    config = tool_choice_config(choice) if choice is not None else {}
     kept = extras_of(conversation, NAME).get("tool_config")
     if not isinstance(kept, dict):
         return config
@@ -742,18 +834,22 @@ def _tool_config(conversation: Conversation) -> dict[str, Any]:
         else:
             calling = config.get(key, {})
             for name, item in value.items():
-                if name == "mode":  # the mode it stands for (None: no tool choice)
-                    stands = MODE_STANDS_FOR.get(item) if isinstance(item, str) else None
-                    if calling.get("mode") == stands:
+                if name == "mode":  # in place of the mode it stands for (None: no choice)
+                    if calling.get("mode") in mode_stands_for(item):
                         calling["mode"] = item
-                elif name != "allowed_function_names" or calling.get("mode") != "ANY":
+                elif (
+                    name != "allowed_function_names"
+                    or calling.get("mode") != "ANY"
+                    # names no choice says (null, [], [""]) beside none: as they came
+                    or (name not in calling and not function_names(item))
+                ):
                     calling.setdefault(name, copy.deepcopy(item))
             if calling or not value:
                 config[key] = calling
     return config
 
 
-def _encode_tool_choice(choice: ToolChoice) -> dict[str, Any]:
+def tool_choice_config(choice: ToolChoice) -> dict[str, Any]:
     """A tool choice as ``tool_config.function_calling_config``.
 
     Function calling, FunctionCallingConfig: ``allowed_function_names`` goes with

@@ -35,17 +35,27 @@ if TYPE_CHECKING:
 
 
 def adjacent(contents: Sequence[dict[str, Any]], call_content: int, content: int) -> bool:
-    """Whether a function response in ``content`` is right after its call's turn.
+    """Whether a function response in ``content`` is in the turn right after its call's.
 
-    The call's content, or a model content after it in the same run of model
-    contents, must be the one right before (Function calling, multi-turn: the API
-    takes the responses to the calls of model contents in a row, HTTP 200).
+    Contents of one role in a row are one turn: the call's content is followed by
+    model contents only (its turn), then user contents only up to ``content`` (the
+    turn right after it). Function calling, multi-turn: the responses go in the turn
+    right after the calls; the API takes them from model contents in a row and spread
+    over user contents in a row (HTTP 200, recorded requests), so only a model
+    content after a user one in between (a later turn) breaks the pair.
     """
     if call_content + 1 == content:
         return True
     if not call_content < content <= len(contents):
         return False
-    return all(contents[i]["role"] == "model" for i in range(call_content, content))
+    user = False  # a user content came: the turn after the call's has begun
+    for at in range(call_content + 1, content):
+        if contents[at]["role"] == "model":
+            if user:
+                return False
+        else:
+            user = True
+    return True
 
 
 def fast_contents(

@@ -63,8 +63,8 @@ from chatschema.providers.gemini.wire import (
     TEXT_MIME,
     THINKING_FIELDS,
     THINKING_LEVELS,
-    plain,
     plain_field,
+    plain_with_nulls,
     snake,
 )
 
@@ -85,8 +85,8 @@ def read_request(
     keyword arguments; the extras are every other key, as plain snake_case data under
     its snake_case wire key (the spelling ``encode`` writes; the API takes both):
     ``generation_config`` and ``config`` hold what of them no setting says (an empty
-    object when the settings say everything). ``None`` values count as absent, as
-    everywhere in a Gemini payload.
+    object when the settings say everything). ``None`` values are kept (in extras, or in
+    the request keys), to be written back as they came.
     """
     request: dict[str, Any] = {}
     settings: dict[str, Any] = {}
@@ -100,10 +100,11 @@ def read_request(
         if name in seen:  # both spellings of one field
             READ.fail(f"request field {key!r} is given twice (also as {seen[name]!r})")
         seen[name] = key
-        if value is None:
-            continue
-        if name in REQUEST_KEYS:
-            request[name] = plain(value)
+        if value is None:  # a null the API takes: kept, and written back so
+            extras[name] = None
+        elif name in REQUEST_KEYS:
+            # the request comes back as it came, its nulls included
+            request[name] = plain_with_nulls(value)
         elif name == "model" and isinstance(value, str) and value:
             settings["model"] = value
         elif name == "generation_config" and _is_object(value):
@@ -117,7 +118,7 @@ def read_request(
         for key, value in _items(config):
             name = snake(key)
             if name in CONFIG_REQUEST_KEYS and name not in request and value is not None:
-                request[name] = plain(value)
+                request[name] = plain_with_nulls(value)
             else:
                 flat.append((key, value))
         extras["config"] = _generation(flat, settings, extras)
@@ -129,8 +130,8 @@ def _is_object(value: Any) -> bool:
 
 
 def _items(value: Any) -> list[tuple[str, Any]]:
-    """An object's items as plain snake_case data."""
-    data = plain(value)
+    """An object's items as plain snake_case data (its nulls kept)."""
+    data = plain_with_nulls(value)
     return list(data.items()) if isinstance(data, dict) else []
 
 
@@ -142,7 +143,8 @@ def _generation(
     response: dict[str, Any] = {}
     for key, value in items:
         name = snake(key)
-        if value is None:
+        if value is None:  # no setting: kept as it came
+            rest[name] = None
             continue
         field = SETTING_FIELDS.get(name)
         if field is not None:

@@ -28,14 +28,20 @@ from chatschema.providers._common.drive import drive
 from chatschema.providers.gemini.blocks import PartReader, Scope, canonical, invalid, split, utf8
 from chatschema.providers.gemini.usage import usage_of
 from chatschema.providers.gemini.wire import (
+    FINISH_REASON_NUMBERS,
     FINISH_REASONS,
+    MISSING,
     NAME,
     READ,
     RESPONSE_FIELDS,
     SDK_ONLY,
+    blocked,
+    content_rest,
     json_data,
+    kept_as_sent,
     load,
     plain,
+    reason_name,
 )
 
 
@@ -299,13 +305,15 @@ class _Stream:
             if reason is not None and self.call is not None:
                 self.finish_call(calls)  # the response ends: so does a streamed call
             if reason is not None:
-                self.raw_reason = READ.string(reason, "finish_reason")
+                # a name, or its number (enum-encoding=int, wire.FINISH_REASON_NUMBERS)
+                self.raw_reason = reason_name(reason, FINISH_REASON_NUMBERS, "finish_reason")
                 self.finished = reason_here = True
             metadata.update(
-                (key, value)
-                for key, value in candidate.items()
-                if key not in ("content", "finish_reason")
+                (key, value) for key, value in candidate.items() if kept_as_sent(key, value)
             )
+            rest = content_rest(content)
+            if rest:
+                metadata["content"] = rest
             cited = candidate.get("citation_metadata")
             if isinstance(cited, dict) and isinstance(cited.get("citations"), list):
                 for citation in cited["citations"]:
@@ -315,11 +323,11 @@ class _Stream:
                         self.citations.append(citation)
                 metadata["citation_metadata"] = {**cited, "citations": list(self.citations)}
         elif not self.candidates:
-            feedback = data.get("prompt_feedback")
-            if isinstance(feedback, dict) and isinstance(feedback.get("block_reason"), str):
+            block = blocked(data.get("prompt_feedback"))
+            if block is not None:
                 self.blocked = self.finished = True
                 last["finish_reason"] = "content_filter"
-                last["raw_finish_reason"] = feedback["block_reason"]
+                last["raw_finish_reason"] = block
         if self.raw_reason is not None and (reason_here or calls):
             normalized = FINISH_REASONS.get(self.raw_reason, "other")
             if normalized == "stop" and self.has_calls:
@@ -372,16 +380,22 @@ class _Stream:
             self.scope.feed(part)
         if key == "function_call":
             call = self.reader.call(part[key], meta, 0, position, self.scope)
+            arguments = call["arguments"]
             fragment: dict[str, Any] = {
                 "index": position,
                 "id": call["id"],
-                "name": call["name"],
-                "arguments": json_data(call["arguments"], "function_call.args"),
+                "arguments": (
+                    arguments
+                    if isinstance(arguments, str)  # (a call without a name: its text)
+                    else json_data(arguments, "function_call.args")
+                ),
             }
+            if "name" in call:  # (without: the accumulator's InvalidToolCall)
+                fragment["name"] = call["name"]
+                self.has_calls = True
             if "extras" in call:
                 fragment["extras"] = call["extras"]
             calls.append(ToolCallChunk(**fragment))
-            self.has_calls = True
         else:
             pieces.append(self.block(part, key, meta, position))
 
@@ -454,22 +468,24 @@ class _Stream:
         position: the name first, then the arguments as JSON text as they come; its
         id (when only the whole part can tell it) and extras with the last fragment.
         """
-        name = value.get("name")
-        if not isinstance(name, str) or not name:
-            READ.fail("function_call needs a name", 0, position)
+        name = value.get("name", MISSING)
         call = self.call = _StreamedCall(position, name, value.get("id"), meta)
         call.rest = {  # other FunctionCall fields stay on the call, as in the whole part
             k: v
             for k, v in value.items()
             if k not in ("name", "id", "args", "partial_args", "will_continue")
         }
-        fragment: dict[str, Any] = {"index": position, "name": name, "arguments": ""}
+        fragment: dict[str, Any] = {"index": position, "arguments": ""}
+        if call.named:
+            fragment["name"] = name
+        # else (the event with the name did not come): a call without a name, kept as
+        # it came, as decode_response reads it (blocks.PartReader.call: InvalidToolCall)
         if isinstance(call.wire_id, str) and call.wire_id:
             fragment["id"] = call.id = call.wire_id
         elif not self.scope.hashing:  # the id decode_response gives it (blocks.PartReader.call)
             fragment["id"] = call.id = f"gemini_call_{self.scope.text(position)}_{position}"
         calls.append(ToolCallChunk(**fragment))
-        self.has_calls = True
+        self.has_calls = self.has_calls or call.named
         self.continue_call(value, {}, calls, first=True)
 
     def continue_call(
@@ -490,8 +506,15 @@ class _Stream:
         text = []
         pieces = value.get("partial_args", [])
         for argument in READ.list(pieces, "function_call.partial_args", 0, call.position):
-            text.append(call.writer.add(READ.object(argument, "a partial arg", 0, call.position)))
-        if any(text):
+            argument = READ.object(argument, "a partial arg", 0, call.position)
+            path = _json_path(argument.get("json_path"))
+            if path is None or not call.writer.fits(argument, path):
+                # no place in the arguments (no path, or one already streamed): kept as
+                # it came, in the call's partial_args
+                call.stray.append(argument)
+                continue
+            text.append(call.writer.add(argument, path))
+        if any(text) and call.named:  # (without a name: the whole text at the end)
             calls.append(ToolCallChunk(index=call.position, arguments="".join(text)))
         if value.get("will_continue") is not True:
             self.finish_call(calls)
@@ -502,12 +525,18 @@ class _Stream:
         assert call is not None
         self.call = None
         closing = call.writer.close()
-        whole: dict[str, Any] = {**call.rest, "name": call.name, "args": call.writer.tree}
+        whole: dict[str, Any] = {**call.rest, "args": call.writer.tree}
+        if call.stray:  # partial args without a usable json_path, as they came
+            whole["partial_args"] = call.stray
+        if call.name is not MISSING:
+            whole = {"name": call.name, **whole}
         if call.wire_id is not None:
             whole["id"] = call.wire_id
         if self.scope.hashing:  # the call as the whole response has it
             self.scope.feed({**call.meta, "function_call": whole})
         fields = self.reader.call(whole, call.meta, 0, call.position, self.scope)
+        if not call.named:  # the text decode_response gives the call without a name
+            closing = fields["arguments"]
         fragment: dict[str, Any] = {"index": call.position, "arguments": closing}
         if call.id is None:
             fragment["id"] = fields["id"]
@@ -624,15 +653,17 @@ def _continues(value: Any) -> bool:
 class _StreamedCall:
     """A call whose arguments arrive as ``partial_args``, until its last piece."""
 
-    __slots__ = ("id", "meta", "name", "position", "rest", "wire_id", "writer")
+    __slots__ = ("id", "meta", "name", "named", "position", "rest", "stray", "wire_id", "writer")
 
-    def __init__(self, position: int, name: str, wire_id: Any, meta: dict[str, Any]) -> None:
+    def __init__(self, position: int, name: Any, wire_id: Any, meta: dict[str, Any]) -> None:
         self.position = position
-        self.name = name
+        self.name = name  # (MISSING, None or "": a call without a name, kept as it came)
+        self.named = isinstance(name, str) and name != ""
         self.wire_id = wire_id if isinstance(wire_id, str) else None
         self.id: str | None = None  # the id sent in a fragment so far
         self.meta = dict(meta)  # the part's metadata (thought_signature ...)
         self.rest: dict[str, Any] = {}  # FunctionCall fields other than the streamed ones
+        self.stray: list[dict[str, Any]] = []  # partial args with no usable json_path
         self.writer = _ArgsWriter(position)
 
 
@@ -641,10 +672,14 @@ _PATH_INDEX = re.compile(r"\[(\d+)\]")
 _PATH_QUOTED = re.compile(r"""\[(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")\]""")
 
 
-def _json_path(text: Any, position: int) -> list[str | int]:
-    """The segments of a ``partial_args[].json_path`` (RFC 9535: ``$.a.b[0]['c d']``)."""
+def _json_path(text: Any) -> list[str | int] | None:
+    """The segments of a ``partial_args[].json_path`` (RFC 9535: ``$.a.b[0]['c d']``).
+
+    None for a path that names no argument (``null``, absent, ``""``, not a JSON path:
+    google-genai takes any string): the piece has no place in the arguments.
+    """
     if not isinstance(text, str) or not text.startswith("$"):
-        READ.fail(f"partial arg json_path {text!r} is not a JSON path", 0, position)
+        return None
     segments: list[str | int] = []
     at = 1
     while at < len(text):
@@ -657,11 +692,9 @@ def _json_path(text: Any, position: int) -> list[str | int]:
             quoted = match[1] if match[1] is not None else match[2]
             segments.append(re.sub(r"\\(.)", r"\1", quoted))
         else:
-            READ.fail(f"partial arg json_path {text!r} is not a JSON path", 0, position)
+            return None
         at = match.end()
-    if not segments:
-        READ.fail(f"partial arg json_path {text!r} names no argument", 0, position)
-    return segments
+    return segments or None
 
 
 class _ArgsWriter:
@@ -682,9 +715,30 @@ class _ArgsWriter:
         self.open: list[Any] = []  # the open containers, root first
         self.string: tuple[list[str | int], Any, str | int] | None = None  # an open string leaf
 
-    def add(self, argument: dict[str, Any]) -> str:
-        """One partial arg: the JSON text it adds."""
-        path = _json_path(argument.get("json_path"), self.position)
+    def fits(self, argument: dict[str, Any], path: list[str | int]) -> bool:
+        """Whether a partial arg at ``path`` has a place in the arguments.
+
+        It does when it continues the open string, carries no value, or adds a new
+        member (not one already streamed).
+        """
+        valued = any(key in argument for key in _VALUE_KEYS)
+        string = self.string
+        if not valued or (string is not None and string[0] == path and "string_value" in argument):
+            return True
+        parents = path[:-1]
+        depth = 0
+        while (
+            depth < len(self.path) and depth < len(parents) and self.path[depth] == parents[depth]
+        ):
+            depth += 1
+        container = self.open[depth] if self.open else self.tree
+        segment = path[depth]
+        if isinstance(container, dict):
+            return isinstance(segment, str) and segment not in container
+        return isinstance(segment, int) and segment >= len(container)
+
+    def add(self, argument: dict[str, Any], path: list[str | int]) -> str:
+        """One partial arg, at ``path`` (its json_path read): the JSON text it adds."""
         more = argument.get("will_continue") is True
         out: list[str] = []
         if not self.started:

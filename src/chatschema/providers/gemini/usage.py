@@ -7,7 +7,7 @@ from typing import Any
 from chatschema_models.usage import InputTokenDetails, OutputTokenDetails, Usage
 
 from chatschema.providers._common import is_count
-from chatschema.providers.gemini.wire import READ
+from chatschema.providers.gemini.wire import MODALITY_NUMBERS, READ
 
 
 def usage_of(usage: dict[str, Any]) -> Usage:
@@ -58,7 +58,11 @@ def _modalities(usage: dict[str, Any], *keys: str) -> dict[str, int]:
         for item in READ.list(usage.get(key, []), f"usage_metadata.{key}"):
             if not isinstance(item, dict):
                 continue
+            # MediaModality: a name, or its number (enum-encoding=int); a number newer
+            # than the table is no detail (the raw usage_metadata keeps it)
             modality = item.get("modality")
+            if type(modality) is int:
+                modality = MODALITY_NUMBERS.get(modality)
             count = item.get("token_count", 0)
             if (
                 isinstance(modality, str)

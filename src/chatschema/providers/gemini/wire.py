@@ -1,9 +1,10 @@
 """Gemini's wire tables, and the few rules every job reads them with.
 
 Constants, known field sets, patterns, the finish-reason map and limits of the
-``generateContent`` API (ai.google.dev/api/generate-content), then the small
-functions that turn what arrives into plain snake_case data (:func:`plain`), map
-Files API names to URIs and read a ``function_response.response``.
+``generateContent`` API (ai.google.dev/api/generate-content), the numbers of the
+enums it may send as numbers (and :func:`enum_name`, which reads either form), then
+the small functions that turn what arrives into plain snake_case data
+(:func:`plain`), map Files API names to URIs and read a ``function_response.response``.
 """
 
 from __future__ import annotations
@@ -78,6 +79,7 @@ CONTROL_KEYS: Final = frozenset(
         "join",
         "empty_text",
         "base64url",
+        "name_absent",
     }
 )
 """Keys of ``extras["gemini"]`` that steer the encoder; every other key is Part metadata."""
@@ -133,7 +135,22 @@ TOOLS_OBJECT: Final = "tools_object"
 """Codec bookkeeping in ``Conversation.extras["gemini"]``: the request's ``tools`` was
 one ``Tool`` object, not a list (the API takes it, HTTP 200)."""
 
-BOOKKEEPING: Final = frozenset({"tool_config", SCHEMA_KEY, TOOLS_OBJECT})
+PARTS_OBJECT: Final = "parts_object"
+"""Key of a system message's ``extras["gemini"]``: the ``system_instruction`` gave its
+one part as an object, not a list (the API takes it, HTTP 200: ellmer sends it so)."""
+
+TOOLS_EMPTY: Final = "tools_empty"
+"""Codec bookkeeping in ``Conversation.extras["gemini"]``: the request's ``tools`` had
+``Tool`` objects no tool definition stands for (``{}``, ``{"function_declarations": []}``
+or ``null``), as ``[index, object]`` pairs, put back at their places; an empty list when
+``tools`` was ``[]``. Written back as they came (the API takes them, google-genai too)."""
+
+PARTS_FORM: Final = frozenset({"parts_object", "parts_null", "parts_absent"})
+"""Keys of a message's ``extras["gemini"]``: the form of its content's ``parts`` when it
+was not a list (one part as an object, ``null``, absent), written back so as long as
+the content still has as many parts (one; none)."""
+
+BOOKKEEPING: Final = frozenset({"tool_config", SCHEMA_KEY, TOOLS_OBJECT, TOOLS_EMPTY})
 """Keys of ``Conversation.extras["gemini"]`` that are no top-level request key kept as
 it came: the unmapped rest of the tool config, and the codec's bookkeeping."""
 
@@ -235,6 +252,152 @@ NOT_ADJACENT: Final = (
 """The ``not_adjacent`` problem's message (``%`` the call id); Function calling,
 multi-turn: the responses go in the user turn right after the calls."""
 
+# ------------------------------------------------------------------ integer enums
+#
+# The REST API writes every enum as its number when asked to (the system parameter
+# ``$alt=json;enum-encoding=int``, which Google's generated clients, the ``vertexai``
+# SDK among them, send), and proto JSON parsers take numbers for enums in requests too
+# (protobuf's JSON mapping: "Parsers accept both enum names and integer values").
+# google-genai's enums cannot be used for this: they are string enums whose
+# declaration order is not the proto numbering (FinishReason puts LANGUAGE before
+# OTHER; HarmCategory and TrafficType are in other orders too). The numbers below are
+# those of the protos. Where the Gemini Developer API (google.ai.generativelanguage.v1beta)
+# and Vertex AI (google.cloud.aiplatform.v1) number an enum differently, Vertex AI's
+# numbers are read, since its SDK is the client that asks for numbers; the number
+# itself is always kept as it came (docs/providers/gemini.md, *Read in more than one form*).
+
+FINISH_REASON_NUMBERS: Final[dict[int, str]] = {
+    0: "FINISH_REASON_UNSPECIFIED",
+    1: "STOP",
+    2: "MAX_TOKENS",
+    3: "SAFETY",
+    4: "RECITATION",
+    5: "OTHER",
+    6: "BLOCKLIST",
+    7: "PROHIBITED_CONTENT",
+    8: "SPII",
+    9: "MALFORMED_FUNCTION_CALL",
+    10: "MODEL_ARMOR",
+}
+"""``Candidate.FinishReason`` by number (google/cloud/aiplatform/v1/content.proto; the
+Gemini Developer API's generative_service.proto numbers 6 and up otherwise)."""
+
+BLOCK_REASON_NUMBERS: Final[dict[int, str]] = {
+    0: "BLOCKED_REASON_UNSPECIFIED",
+    1: "SAFETY",
+    2: "OTHER",
+    3: "BLOCKLIST",
+    4: "PROHIBITED_CONTENT",
+    5: "MODEL_ARMOR",
+    6: "JAILBREAK",
+}
+"""``PromptFeedback.BlockedReason`` by number (google/cloud/aiplatform/v1/
+prediction_service.proto; the Gemini Developer API's 5 is IMAGE_SAFETY)."""
+
+MODALITY_NUMBERS: Final[dict[int, str]] = {
+    0: "MODALITY_UNSPECIFIED",
+    1: "TEXT",
+    2: "IMAGE",
+    3: "VIDEO",
+    4: "AUDIO",
+    5: "DOCUMENT",
+}
+"""``ModalityTokenCount.modality`` by number (the same in both APIs' content.proto)."""
+
+OUTCOME_NUMBERS: Final[dict[int, str]] = {
+    0: "OUTCOME_UNSPECIFIED",
+    1: "OUTCOME_OK",
+    2: "OUTCOME_FAILED",
+    3: "OUTCOME_DEADLINE_EXCEEDED",
+}
+"""``CodeExecutionResult.Outcome`` by number (the same in both APIs)."""
+
+MODE_NUMBERS: Final[dict[int, str]] = {
+    0: "MODE_UNSPECIFIED",
+    1: "AUTO",
+    2: "ANY",
+    3: "NONE",
+    4: "VALIDATED",  # the Gemini Developer API's number (Vertex AI has no 4)
+    5: "VALIDATED",  # Vertex AI's number (the Gemini Developer API has no 5)
+}
+"""``FunctionCallingConfig.Mode`` by number (both APIs' content.proto / tool.proto)."""
+
+
+def enum_name(value: Any, numbers: Mapping[int, str]) -> str | None:
+    """The name of an enum value sent as a name or as a number; None for other values.
+
+    A number the table does not know is its decimal text (a value newer than the
+    table, kept as it came beside it by the callers).
+    """
+    if isinstance(value, str):
+        return value
+    if type(value) is int:
+        return numbers.get(value, str(value))
+    return None
+
+
+_CHOICE_MODES: Final = frozenset({*MODES.values(), *MODE_STANDS_FOR})
+"""The modes a neutral tool choice stands for (the others decode to no tool choice)."""
+
+
+def mode_stands_for(mode: Any) -> frozenset[str | None]:
+    """The modes the neutral tool choice writes that a mode kept in extras stands for.
+
+    A mode sent as a number stands for its name (``2`` for ``ANY``:
+    ``FunctionCallingConfig.Mode``, see ``wire.MODE_NUMBERS``); ``VALIDATED`` (by
+    name or number) also for ``AUTO``, which the tool choice writes for it when no
+    names go with it; a mode no tool choice stands for (``MODE_UNSPECIFIED``, a newer
+    one) for no tool choice at all (None).
+    """
+    name = enum_name(mode, MODE_NUMBERS)
+    if name not in _CHOICE_MODES:
+        return frozenset({None})
+    stands = MODE_STANDS_FOR.get(name)
+    return frozenset({name} if stands is None else {name, stands})
+
+
+def function_names(value: Any) -> bool:
+    """Whether ``allowed_function_names`` names functions (a non-empty list of names).
+
+    ``null``, ``[]`` or a list with an empty name (google-genai takes them) say nothing a
+    tool choice can: they are kept as they came.
+    """
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(name, str) and name for name in value)
+    )
+
+
+def reason_name(value: Any, numbers: Mapping[int, str], what: str) -> str:
+    """A finish or block reason's name, sent as a name or a number (else ConversionError)."""
+    name = enum_name(value, numbers)
+    if name is None:
+        READ.fail(f"{what} must be a string or an enum number, not {type(value).__name__}")
+    return name
+
+
+def kept_as_sent(key: str, value: Any) -> bool:
+    """Whether a candidate field goes to ``response_metadata`` as it came.
+
+    Every field but the content, and but a finish reason sent as a name (which
+    ``raw_finish_reason`` says as it came); one sent as a number stays beside it.
+    """
+    return key != "content" and (key != "finish_reason" or not isinstance(value, str))
+
+
+def blocked(feedback: Any) -> str | None:
+    """The block reason of a ``prompt_feedback`` (by name), None when it has none."""
+    if not isinstance(feedback, dict):
+        return None
+    return enum_name(feedback.get("block_reason"), BLOCK_REASON_NUMBERS)
+
+
+def content_rest(content: dict[str, Any]) -> dict[str, Any]:
+    """A candidate content's fields other than ``parts`` and ``role`` (newer fields)."""
+    return {key: value for key, value in content.items() if key not in ("parts", "role")}
+
+
 # ------------------------------------------------------------------- plain JSON data
 
 
@@ -281,9 +444,36 @@ def plain(value: Any) -> Any:
     return _scalar(value)
 
 
+def plain_with_nulls(value: Any) -> Any:
+    """:func:`plain`, but ``None`` values of objects are kept (``null`` sent as a value).
+
+    How a request is read: it is written back as it came, and a ``null`` the API and
+    google-genai take (a declaration's ``"description": null``, which llm-gemini sends,
+    HTTP 200; a part's ``"text": null``; a setting's ``null`` ...) is a value to keep,
+    where :func:`plain` (responses) leaves it out. SDK objects are dumped without their
+    ``None`` fields (an SDK object cannot tell ``null`` from absent).
+    """
+    if type(value) in _JSON_SCALARS:
+        return value
+    if isinstance(value, Mapping) and not isinstance(value, BaseModel):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                READ.fail(f"object keys must be strings, not {key!r}")
+            name = _snake(key)
+            if item is None:
+                out[name] = None
+            else:
+                out[name] = _user_data(item) if name in OPAQUE_KEYS else plain_with_nulls(item)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [plain_with_nulls(item) for item in value]
+    return plain(value)
+
+
 def plain_field(name: str, value: Any) -> Any:
-    """The value of field ``name`` (snake_case) as :func:`plain` reads it inside an object."""
-    return _user_data(value) if name in OPAQUE_KEYS else plain(value)
+    """A request field's value (``name`` snake_case) as :func:`plain_with_nulls` reads it."""
+    return _user_data(value) if name in OPAQUE_KEYS else plain_with_nulls(value)
 
 
 def snake(key: str) -> str:
