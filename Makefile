@@ -65,7 +65,7 @@ fuzz: $(STAMP)
 	$(PY) tests/recordings/build.py
 	CHATSCHEMA_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) CHATSCHEMA_FUZZ_REPORT=fuzz-report.json \
 		$(PY) -m pytest -q -p no:cacheprovider tests/test_fuzz.py \
-		tests/test_roundtrip_properties.py tests/test_secrets.py
+		tests/test_roundtrip_properties.py tests/test_secrets.py tests/test_variations.py
 	@cat fuzz-report.json
 
 demo: generate
