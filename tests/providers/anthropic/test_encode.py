@@ -1051,7 +1051,9 @@ CHECKS: list[tuple[str, Any, dict[str, Any], list[tuple[str, str]]]] = [
             ("/messages/3/tool_call_id", "orphan_tool_result"),
         ],
     ),
-    (
+    (  # Messages API, "Tool use": no message between the calls and their results; the
+        # error names the call ("tool_use ids were found without tool_result blocks
+        # immediately after"), the result has a call before it and is no orphan
         "result-after-system-message",
         [
             UserMessage(content="q"),
@@ -1060,12 +1062,9 @@ CHECKS: list[tuple[str, Any, dict[str, Any], list[tuple[str, str]]]] = [
             ToolMessage(tool_call_id="a", content="1"),
         ],
         {},
-        [
-            ("/messages/1/tool_calls/0/id", "unanswered_tool_call"),
-            ("/messages/3/tool_call_id", "orphan_tool_result"),
-        ],
+        [("/messages/1/tool_calls/0/id", "unanswered_tool_call")],
     ),
-    (
+    (  # tool results first in the user turn: text before them leaves the call unanswered
         "result-in-a-later-user-message",
         [
             UserMessage(content="q"),
@@ -1074,10 +1073,18 @@ CHECKS: list[tuple[str, Any, dict[str, Any], list[tuple[str, str]]]] = [
             ToolMessage(tool_call_id="a", content="1", extras={"anthropic": {"new_message": True}}),
         ],
         {},
+        [("/messages/1/tool_calls/0/id", "unanswered_tool_call")],
+    ),
+    (  # a result before any call of its id: "unexpected `tool_use_id`"
+        "result-before-its-call",
         [
-            ("/messages/1/tool_calls/0/id", "unanswered_tool_call"),
-            ("/messages/3/tool_call_id", "orphan_tool_result"),
+            UserMessage(content="q"),
+            ToolMessage(tool_call_id="a", content="1"),
+            AssistantMessage(tool_calls=[ToolCall(id="a", name="f", arguments={})]),
+            ToolMessage(tool_call_id="a", content="2"),
         ],
+        {},
+        [("/messages/1/tool_call_id", "orphan_tool_result")],
     ),
     (
         "split-assistant-turn-is-fine",

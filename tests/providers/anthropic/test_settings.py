@@ -453,17 +453,23 @@ def _new(message: Any) -> Any:
              ToolMessage(tool_call_id="a", content="1")],
             [("/messages/2/tool_calls/0/id", "duplicate_tool_call_id")],
         ),
-        (  # a result in a later user wire message after text: not first in its turn
+        (  # a result in a later user wire message after text: not first in its turn, so
+            # its call is unanswered ("tool_use ids were found without tool_result blocks
+            # immediately after"); the result itself has a call before it
             [UserMessage(content="q"), _calls("a", "b"), ToolMessage(tool_call_id="a", content="1"),
              _new(UserMessage(content="and")), _new(ToolMessage(tool_call_id="b", content="2"))],
-            [("/messages/1/tool_calls/1/id", "unanswered_tool_call"),
-             ("/messages/4/tool_call_id", "orphan_tool_result")],
+            [("/messages/1/tool_calls/1/id", "unanswered_tool_call")],
         ),
-        (  # a result for an id of an earlier turn
+        (  # a result for an id of an earlier turn, answered there: the API takes it
             [UserMessage(content="q"), _calls("a"), ToolMessage(tool_call_id="a", content="1"),
              _calls("b"), ToolMessage(tool_call_id="a", content="2"),
              ToolMessage(tool_call_id="b", content="3")],
-            [("/messages/4/tool_call_id", "orphan_tool_result")],
+            [],
+        ),
+        (  # a result whose id no call before it has: "unexpected `tool_use_id`"
+            [UserMessage(content="q"), _calls("a"), ToolMessage(tool_call_id="a", content="1"),
+             ToolMessage(tool_call_id="z", content="2")],
+            [("/messages/3/tool_call_id", "orphan_tool_result")],
         ),
     ],
 )  # fmt: skip

@@ -43,8 +43,12 @@ Decisions (``docs/providers/anthropic.md`` has the full mapping table):
   unless the decoded request had them at its top level; settings the API has no key
   for (``seed``, penalties, a JSON mode without schema) and an allowed-tools choice
   follow the unsupported policy.
-- Optional keys are never sent as ``null``; citation titles, which the API
-  requires but allows to be ``null``, are always sent.
+- A ``null`` is sent only where the decoded request had one (``"cache_control":
+  null``, ``"citations": null`` ...; a response's ``null`` fields are not request
+  keys); citation titles, which the API requires but allows to be ``null``, are
+  always sent. Empty values are values: ``tools: []``, ``system: ""`` go back.
+- ``check`` reports the API's errors only: calls without their results first in the
+  next user turn, results without any call before them, ids repeated in one turn.
 - Anthropic-defined tools (``{"type": "web_search_20250305", ...}``) decode with
   ``provider="anthropic"``; other formats' hosted tools go through the
   unsupported-content policy. A turn that the policy's drops leave empty is not

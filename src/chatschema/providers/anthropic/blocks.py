@@ -27,6 +27,7 @@ from chatschema_models.content import (
 from chatschema_models.tool import InvalidToolCall, ToolCall
 from pydantic import BaseModel
 
+from chatschema.errors import ConversionError
 from chatschema.providers._common import Reader
 from chatschema.providers.anthropic.wire import (
     BLOCK_TYPES,
@@ -107,16 +108,24 @@ def cache_model(value: Any) -> CacheControl | None:
 
 
 def rest(
-    raw: Mapping[str, Any], known: Iterable[str], fields: dict[str, Any], *, cache: bool = True
+    raw: Mapping[str, Any],
+    known: Iterable[str],
+    fields: dict[str, Any],
+    *,
+    cache: bool = True,
+    request: bool = False,
 ) -> None:
     """Put a wire block's other keys in ``fields``: cache marker, then extras.
 
-    ``None`` values are left out (optional keys are never null in requests).
+    ``request``: the block is part of a request, whose ``null`` values go back as
+    they came (the API takes ``"cache_control": null``, ``"citations": null``:
+    recorded); a response's ``null`` fields (``caller``, ``citations``) are the
+    server's defaults, not request keys, and are left out.
     """
-    extras: dict[str, Any] = {}
+    extras: dict[str, Any] = dict(fields.get("extras", {}).get(NAME, {}))
     skip = set(known)
     for key, value in raw.items():
-        if key in skip or value is None:
+        if key in skip or (value is None and not request):
             continue
         if key == "cache_control" and cache:
             marker = cache_model(value)
@@ -145,6 +154,28 @@ def _media(source: dict[str, Any]) -> dict[str, Any] | None:
     if kind == "file" and keys == {"type", "file_id"}:
         return {"file_id": source["file_id"]}
     return None  # a source of another kind, or with other keys: kept as non-standard
+
+
+def _media_block(
+    cls: type[ImageBlock | FileBlock | PlainTextBlock],
+    fields: dict[str, Any],
+    raw: dict[str, Any],
+    index: int | None,
+    position: int | None,
+) -> ContentBlock:
+    """The neutral media block, or the wire block kept as it came.
+
+    A ``url`` or ``file_id`` source is any string in the SDK's types (``""``
+    included); one the neutral block refuses keeps the wire block as it came. A
+    ``base64`` source's ``media_type`` is one of the SDK's literals: another is
+    refused, as before.
+    """
+    if "url" not in fields and "file_id" not in fields:
+        return reader.build(cls, fields, index, position)
+    try:
+        return reader.build(cls, fields, index, position)
+    except ConversionError:
+        return non_standard(raw, index, position)
 
 
 # ===================================================================== blocks
@@ -179,31 +210,49 @@ def citation(raw: Any, index: int | None, position: int | None) -> Citation:
     return reader.build(Citation, fields, index, position)
 
 
-def text_block(raw: dict[str, Any], index: int | None, position: int | None) -> TextBlock:
-    """A ``text`` block with its citations."""
+def text_block(
+    raw: dict[str, Any], index: int | None, position: int | None, *, request: bool = False
+) -> TextBlock:
+    """A ``text`` block with its citations (``request``: see :func:`rest`).
+
+    A blank text block of a request keeps its text in extras too: the encoder,
+    which leaves out the blank text it is given, sends one that came as it came (the
+    API took ``{"type": "text", "text": " "}`` before a ``tool_use``: recorded).
+    """
     text = raw.get("text")
     if not isinstance(text, str):
         reader.fail("a text block needs a string `text`", index, position)
     fields: dict[str, Any] = {"text": text}
+    extras: dict[str, Any] = {}
     citations = raw.get("citations")
     if citations is not None:
         reader.list(citations, "`citations`", index, position)
         fields["annotations"] = [citation(item, index, position) for item in citations]
-    rest(raw, ("type", "text", "citations"), fields)
+    elif request and "citations" in raw:
+        extras["citations"] = None  # sent back as it came
+    if request and not text.strip():
+        extras["text"] = text
+    if extras:
+        fields["extras"] = {NAME: extras}
+    rest(raw, ("type", "text", "citations"), fields, request=request)
     return reader.build(TextBlock, fields, index, position)
 
 
-def image_block(raw: dict[str, Any], index: int | None, position: int | None) -> ContentBlock:
+def image_block(
+    raw: dict[str, Any], index: int | None, position: int | None, *, request: bool = False
+) -> ContentBlock:
     """An ``image`` block; a source the neutral model cannot carry keeps it non-standard."""
     source = _source(raw)
     fields = _media(source) if source is not None else None
     if fields is None:
         return non_standard(raw, index, position)
-    rest(raw, ("type", "source"), fields)
-    return reader.build(ImageBlock, fields, index, position)
+    rest(raw, ("type", "source"), fields, request=request)
+    return _media_block(ImageBlock, fields, raw, index, position)
 
 
-def document_block(raw: dict[str, Any], index: int | None, position: int | None) -> ContentBlock:
+def document_block(
+    raw: dict[str, Any], index: int | None, position: int | None, *, request: bool = False
+) -> ContentBlock:
     """A ``document`` block: plain text, or a file (PDF) by base64, URL or file id."""
     source = _source(raw)
     if source is None:
@@ -217,8 +266,8 @@ def document_block(raw: dict[str, Any], index: int | None, position: int | None)
             if isinstance(raw.get(key), str):
                 fields[key] = raw[key]
                 known.append(key)
-        rest(raw, known, fields)
-        return reader.build(PlainTextBlock, fields, index, position)
+        rest(raw, known, fields, request=request)
+        return _media_block(PlainTextBlock, fields, raw, index, position)
     media = _media(source)
     if media is None:
         return non_standard(raw, index, position)
@@ -226,11 +275,13 @@ def document_block(raw: dict[str, Any], index: int | None, position: int | None)
     if isinstance(title, str) and title:
         media["filename"] = title
         known.append("title")
-    rest(raw, known, media)
-    return reader.build(FileBlock, media, index, position)
+    rest(raw, known, media, request=request)
+    return _media_block(FileBlock, media, raw, index, position)
 
 
-def server_result_block(raw: dict[str, Any], index: int, position: int) -> ContentBlock:
+def server_result_block(
+    raw: dict[str, Any], index: int, position: int, *, request: bool = False
+) -> ContentBlock:
     """A ``*_tool_result`` block of a server tool; its wire type goes to extras."""
     tool_use_id = raw.get("tool_use_id")
     if not isinstance(tool_use_id, str) or not tool_use_id:
@@ -248,9 +299,9 @@ def server_result_block(raw: dict[str, Any], index: int, position: int) -> Conte
         fields["status"] = "error" if failed else "success"
     extras: dict[str, Any] = {"type": raw["type"]}
     for key, value in raw.items():
-        if key in ("type", "tool_use_id", "content") or value is None:
+        if key in ("type", "tool_use_id", "content") or (value is None and not request):
             continue
-        if key == "cache_control":
+        if key == "cache_control" and value is not None:
             marker = cache_model(value)
             if marker is not None:
                 fields["cache_control"] = marker
@@ -260,13 +311,15 @@ def server_result_block(raw: dict[str, Any], index: int, position: int) -> Conte
     return reader.build(ServerToolResultBlock, fields, index, position)
 
 
-def server_call_block(raw: dict[str, Any], index: int, position: int) -> ContentBlock:
+def server_call_block(
+    raw: dict[str, Any], index: int, position: int, *, request: bool = False
+) -> ContentBlock:
     """A ``server_tool_use`` block (a call the API runs itself)."""
     call_id, name, arguments = raw.get("id"), raw.get("name"), raw.get("input")
     if not (isinstance(call_id, str) and isinstance(name, str) and isinstance(arguments, dict)):
         return non_standard(raw, index, position)
     fields: dict[str, Any] = {"id": call_id, "name": name, "arguments": arguments}
-    rest(raw, ("type", "id", "name", "input"), fields)
+    rest(raw, ("type", "id", "name", "input"), fields, request=request)
     if name not in SERVER_TOOLS and not fields.get("extras"):
         # a tool newer than this codec: marked as Anthropic's, so that it goes back
         # (as non_standard marks block types it does not know)
@@ -274,7 +327,9 @@ def server_call_block(raw: dict[str, Any], index: int, position: int) -> Content
     return reader.build(ServerToolCallBlock, fields, index, position)
 
 
-def reasoning_block(raw: dict[str, Any], index: int, position: int) -> ReasoningBlock:
+def reasoning_block(
+    raw: dict[str, Any], index: int, position: int, *, request: bool = False
+) -> ReasoningBlock:
     """A ``thinking`` or ``redacted_thinking`` block, kept to be replayed unchanged."""
     fields: dict[str, Any] = {"provider": NAME}
     if raw["type"] == "thinking":
@@ -290,29 +345,33 @@ def reasoning_block(raw: dict[str, Any], index: int, position: int) -> Reasoning
         fields["encrypted_content"] = data
         known = ("type", "data")
     # Messages API, "Prompt caching": thinking blocks take no cache marker
-    rest(raw, known, fields, cache=False)
+    rest(raw, known, fields, cache=False, request=request)
     return reader.build(ReasoningBlock, fields, index, position)
 
 
 def user_side_block(raw: Any, index: int | None, position: int | None) -> ContentBlock:
-    """A block of user content, tool result content or a system prompt."""
+    """A block of user content, tool result content or a system prompt (of a request).
+
+    A block given as an SDK response object keeps no ``null`` (see :func:`rest`).
+    """
+    request = not isinstance(raw, BaseModel)
     raw = plain(raw)
     if not isinstance(raw, dict):
         reader.fail("a content block must be an object", index, position)
     kind = raw.get("type")
     if kind == "text":
-        return text_block(raw, index, position)
+        return text_block(raw, index, position, request=request)
     if kind == "image":
-        return image_block(raw, index, position)
+        return image_block(raw, index, position, request=request)
     if kind == "document":
-        return document_block(raw, index, position)
+        return document_block(raw, index, position, request=request)
     if not isinstance(kind, str):
         reader.fail("a content block needs a string `type`", index, position)
     return non_standard(raw, index, position)
 
 
 def tool_use(
-    raw: dict[str, Any], index: int, position: int, with_index: bool
+    raw: dict[str, Any], index: int, position: int, with_index: bool, *, request: bool = False
 ) -> ToolCall | InvalidToolCall:
     """A ``tool_use`` block; ``with_index``: the call keeps its position as ``index``."""
     call_id, name, arguments = raw.get("id"), raw.get("name"), raw.get("input")
@@ -321,7 +380,7 @@ def tool_use(
     fields: dict[str, Any] = {"id": call_id, "name": name}
     if with_index:
         fields["index"] = position
-    rest(raw, ("type", "id", "name", "input"), fields, cache=False)
+    rest(raw, ("type", "id", "name", "input"), fields, cache=False, request=request)
     if isinstance(arguments, dict):
         fields["arguments"] = arguments
         return reader.build(ToolCall, fields, index, position)
@@ -332,23 +391,29 @@ def tool_use(
 
 
 def assistant_block(
-    raw: Any, index: int, position: int, *, index_call: bool
+    raw: Any, index: int, position: int, *, index_call: bool, request: bool = False
 ) -> ContentBlock | ToolCall | InvalidToolCall:
-    """One assistant wire block: a content block, a ToolCall or an InvalidToolCall."""
+    """One assistant wire block: a content block, a ToolCall or an InvalidToolCall.
+
+    ``request``: the block is part of a request (its ``null`` values go back, see
+    :func:`rest`), not of a response or stream; a block given as an SDK response
+    object (``Message.to_param()`` holds them) is the server's, whatever its place.
+    """
+    request = request and not isinstance(raw, BaseModel)
     raw = plain(raw)
     if not isinstance(raw, dict):
         reader.fail("a content block must be an object", index, position)
     kind = raw.get("type")
     if kind == "tool_use":
-        return tool_use(raw, index, position, index_call)
+        return tool_use(raw, index, position, index_call, request=request)
     if kind == "text":
-        return text_block(raw, index, position)
+        return text_block(raw, index, position, request=request)
     if kind in ("thinking", "redacted_thinking"):
-        return reasoning_block(raw, index, position)
+        return reasoning_block(raw, index, position, request=request)
     if kind == "server_tool_use":
-        return server_call_block(raw, index, position)
+        return server_call_block(raw, index, position, request=request)
     if isinstance(kind, str) and kind.endswith("_tool_result") and kind != "tool_result":
-        return server_result_block(raw, index, position)
+        return server_result_block(raw, index, position, request=request)
     if isinstance(kind, str):
         return non_standard(raw, index, position)
     reader.fail("a content block needs a string `type`", index, position)

@@ -25,6 +25,7 @@ from chatschema_models.tool import (
     ToolDefinition,
 )
 from chatschema_models.usage import InputTokenDetails, OutputTokenDetails, Usage
+from pydantic import BaseModel
 
 from chatschema.providers._common import decoder, is_count
 from chatschema.providers.anthropic.blocks import (
@@ -58,7 +59,9 @@ def decode_conversation(payload: Any) -> Conversation:
     ``max_tokens``, ``temperature``, ``top_p``, ``top_k`` (also from ``extra_body``),
     ``stop_sequences``, ``thinking``, ``output_config``); every other key, and what
     those objects hold beyond the neutral fields, is kept verbatim in
-    ``extras["anthropic"]``, so that :func:`encode` sends the request back as it came.
+    ``extras["anthropic"]``, so that :func:`encode` sends the request back as it came:
+    empty values (``tools: []``, ``system: ""``) and ``null`` ones included
+    (docs/providers/anthropic.md, "Read in more than one form").
 
     Raises:
         ConversionError: naming the message and block of anything malformed.
@@ -77,6 +80,9 @@ def decode_conversation(payload: Any) -> Conversation:
         if data.get("tool_choice") is not None:
             fields["tool_choice"] = _tool_choice(data["tool_choice"])
         settings, extras = read_settings(data)
+        for key in ("system", "tools", "tool_choice"):
+            if key in data and data[key] is None:
+                extras[key] = None  # a null goes back as it came
         if settings:
             fields["settings"] = reader.build(GenerationSettings, settings)
         if extras:
@@ -159,8 +165,11 @@ class _Decoder:
         """Decode one wire message; returns its role.
 
         A message of the role of the one before it is marked ``new_message``: the
-        encoder would otherwise merge it into that turn.
+        encoder would otherwise merge it into that turn. An SDK response object
+        (``anthropic.types.Message``) in a history is what the server sent: its
+        ``null`` fields are the response's defaults, not request keys.
         """
+        sent = not isinstance(raw, BaseModel)
         raw = plain(raw)
         if not isinstance(raw, dict):
             reader.fail("a message must be an object", index)
@@ -176,7 +185,7 @@ class _Decoder:
         if role == "user":
             self.user(content, index)
         elif role == "assistant":
-            self.assistant(content, index)
+            self.assistant(content, index, request=sent)
         else:
             reader.fail(f"unknown role {role!r}", index)
         if role == previous_role and len(self.messages) > start:
@@ -186,12 +195,12 @@ class _Decoder:
             self.messages[start] = first.model_copy(update={"extras": extras})
         return str(role)
 
-    def assistant(self, content: str | list[Any], index: int) -> None:
-        """An assistant wire message: one assistant message."""
+    def assistant(self, content: str | list[Any], index: int, *, request: bool = True) -> None:
+        """An assistant wire message: one assistant message (``request``: see :func:`rest`)."""
         if isinstance(content, str):
             self.messages.append(AssistantMessage(content=content))
             return
-        into = _assistant_content(content, index, positions=False)
+        into = _assistant_content(content, index, positions=False, request=request)
         for call in into.calls:
             self.tool_names[call.id] = call.name
         self.messages.append(_assistant_message(into, index))
@@ -229,16 +238,18 @@ class _Decoder:
             fields["content"] = [user_side_block(item, index, position) for item in content]
         elif content is not None:
             reader.fail("tool_result content must be a string or a list", index, position)
+        elif "content" in raw:
+            extras["content"] = None  # a null goes back as it came
         is_error = raw.get("is_error")
         if is_error is True:
             fields["status"] = "error"
-        elif is_error is False:
-            extras["is_error"] = False
-        elif is_error is not None:
+        elif is_error is not None and is_error is not False:
             reader.fail("tool_result `is_error` must be a boolean", index, position)
+        elif "is_error" in raw:
+            extras["is_error"] = is_error  # false or null, said explicitly: sent back
         for key, value in raw.items():
-            if key not in ("type", "tool_use_id", "content", "is_error") and value is not None:
-                extras[key] = value
+            if key not in ("type", "tool_use_id", "content", "is_error"):
+                extras[key] = value  # (null values included: a request's, sent back)
         name = self.tool_names.get(call_id)
         if name:
             fields["name"] = name
@@ -271,7 +282,9 @@ def _interleaved(content: list[Any]) -> bool:
     return False
 
 
-def _assistant_content(content: list[Any], index: int, *, positions: bool) -> _Assistant:
+def _assistant_content(
+    content: list[Any], index: int, *, positions: bool, request: bool = False
+) -> _Assistant:
     """Decode assistant content blocks.
 
     Args:
@@ -281,11 +294,12 @@ def _assistant_content(content: list[Any], index: int, *, positions: bool) -> _A
             ``index`` only when content follows a call, which is when the encoder
             needs it to put them back in place. Blocks never get one: a finished
             message's blocks are in order, as a streamed one's are.
+        request: the content is a request's (its ``null`` values are kept).
     """
     into = _Assistant()
     index_calls = positions or _interleaved(content)
     for position, item in enumerate(content):
-        decoded = assistant_block(item, index, position, index_call=index_calls)
+        decoded = assistant_block(item, index, position, index_call=index_calls, request=request)
         if isinstance(decoded, ToolCall):
             into.calls.append(decoded)
         elif isinstance(decoded, InvalidToolCall):
@@ -322,8 +336,8 @@ def _tool_definition(raw: Any, index: int) -> ToolDefinition:
         reader.object(schema, f"tools[{index}].input_schema")
         fields["parameters"] = schema
         for key, value in raw.items():
-            if key in ("name", "input_schema") or value is None:
-                continue
+            if key in ("name", "input_schema"):
+                continue  # (a null value of another key goes back as it came)
             if key == "description" and isinstance(value, str):
                 fields["description"] = value
             elif key == "strict" and isinstance(value, bool):
@@ -398,13 +412,16 @@ def usage(raw: Any, metadata: dict[str, Any]) -> Usage:
     """Neutral usage; other counts (server tool requests, service tier) go to metadata.
 
     Messages API, "Prompt caching": ``input_tokens`` counts only the uncached part,
-    so the neutral input count adds cache reads and writes.
+    so the neutral input count adds cache reads and writes. A count sent as ``null``
+    is one the response does not give (SDK 2.13 ``MessageDeltaUsage`` makes every
+    count but ``output_tokens`` optional): it counts as absent.
     """
     raw = plain(raw)
     reader.object(raw, "usage")
     counts: dict[str, int] = {}
     for key in ("input_tokens", "output_tokens"):
-        counts[key] = reader.count(raw.get(key, 0), f"usage.{key}")
+        value = raw.get(key)
+        counts[key] = 0 if value is None else reader.count(value, f"usage.{key}")
     input_details: dict[str, int] = {}
     output_details: dict[str, int] = {}
     extra: dict[str, Any] = {}

@@ -226,7 +226,7 @@ class _Encoder(EncodePass):
         else:
             payload["messages"] = self.turns(count, turns)
         if native:
-            if tools:
+            if tools or conversation.tools == []:  # an empty list goes back as it came
                 payload["tools"] = tools
             if conversation.tool_choice is not None and (tools or not conversation.tools):
                 # a tool choice goes only with tools, or where none were given
@@ -285,8 +285,21 @@ class _Encoder(EncodePass):
     # ----------------------------------------------------------------- system
 
     def system(self, count: int) -> str | list[dict[str, Any]] | None:
-        """The top-level ``system`` from the first ``count`` messages (None if empty)."""
+        """The top-level ``system`` from the first ``count`` messages (None if empty).
+
+        One system message whose content is empty (``""`` or ``[]``) is sent as it is:
+        the API takes ``"system": ""`` and ``"system": []`` (recorded), and a request
+        that had them gets them back. Blocks the unsupported policy dropped, blank
+        text blocks and whitespace-only strings are left out.
+        """
         messages = self.conversation.messages
+        tools = application_tools(self.conversation.tools)
+        if count == 1 and not (tools and not self.options.native_tools):
+            content = as_system(messages[0]).content
+            if content == "" and not self.parts:
+                return ""
+            if isinstance(content, list) and not content and not self.string:
+                return []
         parts = [self.system_content(as_system(messages[index]), index) for index in range(count)]
         system: str | list[dict[str, Any]] | None
         if len(parts) == 1:
@@ -301,7 +314,6 @@ class _Encoder(EncodePass):
                         system.append({"type": "text", "text": part})
                 else:
                     system.extend(part)
-        tools = application_tools(self.conversation.tools)
         if tools and not self.options.native_tools:
             text = tools_as_text(tools)
             if isinstance(system, list) and system:
@@ -447,8 +459,13 @@ class _Encoder(EncodePass):
         self, block: TextBlock | RefusalBlock, index: int, position: int
     ) -> dict[str, Any] | None:
         """A text block with its Anthropic citations (a refusal is sent as text)."""
-        if blank(block.text):
-            return None  # the API refuses empty and whitespace-only text blocks
+        if blank(block.text) and (
+            not block.extras or extras_of(block, NAME).get("text") != block.text
+        ):
+            # Messages API: "text content blocks must be non-empty" / "must contain
+            # non-whitespace text"; a blank block a request had goes back (its text kept
+            # in extras: the API took one before a tool_use, recorded)
+            return None
         wire: dict[str, Any] = {"type": "text", "text": block.text}
         if self.string:
             return wire  # joined into a string: no citations, no cache marker
@@ -589,8 +606,8 @@ class _Encoder(EncodePass):
                 wire["content"] = blocks
         if message.status == "error":
             wire["is_error"] = True
-        elif extras.get("is_error") is False:
-            wire["is_error"] = False
+        elif "is_error" in extras and extras["is_error"] is not True:
+            wire["is_error"] = extras["is_error"]  # false or null, as the request had it
         cache = self.options.prompt_cache
         for key, value in extras.items():
             if (

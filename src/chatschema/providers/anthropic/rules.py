@@ -78,23 +78,34 @@ def totals(encoder: _Encoder, wire_messages: list[dict[str, Any]]) -> None:
 def pairing_problems(
     messages: Sequence[Message], turns: Turns, *, trailing: bool = True
 ) -> list[Problem]:
-    """Tool calls answered in the very next user turn, once each.
+    """Tool calls answered first thing in the very next user turn; results with a call.
 
     ``trailing=False`` (the ``request=False`` option: a history, not a request to
     send) lets calls still waiting for results when the history ends be.
 
-    Unlike ``_common.tool_pairing_problems(adjacent=True)``, this works on the turns
-    the API sees: consecutive wire messages of one role are one turn (SDK 2.13
-    MessageCreateParams.messages: "Consecutive user or assistant turns in your
-    request will be combined into a single turn"), so calls of two assistant
-    messages in a row may be answered together by the user turn after them, and
-    user text next to the results is fine (the encoder puts the results first).
-    Pairing is per turn: an id may come back in a later turn, once its call was
-    answered; only two calls of one turn may not share an id.
+    The rules are the API's errors, on the turns it sees: consecutive wire messages
+    of one role are one turn (SDK 2.13 MessageCreateParams.messages: "Consecutive
+    user or assistant turns in your request will be combined into a single turn";
+    recorded: calls of two assistant messages in a row answered together).
+
+    - ``unanswered_tool_call``: "`tool_use` ids were found without `tool_result`
+      blocks immediately after": every call of an assistant turn needs its result
+      in the user turn right after it, before any other content of that turn
+      (Messages API, "Tool use": tool_result blocks come first; a user message
+      between two results breaks the run, as the API's answers to split image
+      results show). The encoder puts the results of one wire message first, so
+      only a result in a later wire message, after text, comes late.
+    - ``orphan_tool_result``: "unexpected `tool_use_id` found in `tool_result`
+      blocks": a result whose id no call before it has (a result before its call,
+      or one whose call was cut from the history). A result for a call of an
+      earlier turn, answered there already, is no problem: the API took such
+      requests (real traffic).
+    - ``duplicate_tool_call_id``: two calls of one turn with one id. An id may come
+      back in a later turn, once its call was answered.
     """
     problems: list[Problem] = []
     pending: dict[str, tuple[int, int]] = {}  # calls of the last assistant turn
-    answered: set[str] = set()  # calls of the last assistant turn answered so far
+    called: set[str] = set()  # every call id so far
 
     def unanswered(before: int | None) -> None:
         """Note every call still pending (``before``: the message they needed to precede)."""
@@ -114,12 +125,10 @@ def pairing_problems(
 
     previous = ""  # the role of the turn before
     closed = False  # whether the user turn so far has content other than results
-    late: set[str] = set()  # calls left unanswered when it got such content
     for number, (role, indexes) in enumerate(turns):
         if role == "user":
             if previous != "user":
                 closed = False
-                late = set()
             for index in indexes:
                 message = messages[index]
                 if not isinstance(message, ToolMessage):
@@ -127,37 +136,25 @@ def pairing_problems(
                 call_id = message.tool_call_id
                 if call_id in pending and not closed:
                     del pending[call_id]
-                    answered.add(call_id)
-                    continue
-                # Messages API, "Tool use": results come first in the user turn; a wire
-                # message of results after one with text is not first in the API turn
-                reason = (
-                    "comes after other content of its user turn (tool results go first)"
-                    if call_id in late
-                    else "answers a call that was already answered"
-                    if call_id in answered
-                    else "answers no tool call of the assistant turn before it"
-                )
-                problems.append(
-                    Problem(
-                        pointer(index, "tool_call_id"),
-                        "orphan_tool_result",
-                        f"tool result for {call_id!r} {reason}",
+                elif call_id not in called:
+                    problems.append(
+                        Problem(
+                            pointer(index, "tool_call_id"),
+                            "orphan_tool_result",
+                            f"tool result for {call_id!r} answers no tool call before it",
+                        )
                     )
-                )
             closed = closed or any(
                 not isinstance(messages[index], ToolMessage) for index in indexes
             )
             following = turns[number + 1][0] if number + 1 < len(turns) else None
             ends = following is None and not trailing and not closed  # waiting: no problem
             if not ends and (closed or following != "user"):  # (user after: the same turn)
-                late.update(pending)
                 after = indexes[-1] + 1
                 unanswered(after if after < len(messages) else None)
         elif role == "assistant":
             if previous != "assistant":  # a new API turn: its calls are the ones to answer
                 unanswered(indexes[0])
-                answered = set()
             for index in indexes:
                 message = messages[index]
                 assert isinstance(message, AssistantMessage)
@@ -171,6 +168,7 @@ def pairing_problems(
                             )
                         )
                     pending[call.id] = (index, position)
+                    called.add(call.id)
         else:
             unanswered(indexes[0])
         previous = role

@@ -226,8 +226,12 @@ def write(encoder: _Encoder, payload: dict[str, Any]) -> None:
     elif "thinking" in extras:
         _thinking_wire(encoder, None, extras, payload)
     for key, value in extras.items():
-        if key in payload or key in MESSAGE_KEYS or key in BOOKKEEPING:
+        if key in payload or key in BOOKKEEPING:
             continue  # the neutral fields and the settings written win
+        if key in MESSAGE_KEYS:
+            if value is None:
+                payload[key] = None  # ``"system": null`` ... as the request had it
+            continue
         if key in _WRITTEN:
             if key != "thinking" and settings is None:
                 payload[key] = value  # (thinking: as _thinking_wire decided)

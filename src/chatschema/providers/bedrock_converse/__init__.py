@@ -36,7 +36,8 @@ Decisions (``docs/providers/bedrock_converse.md`` has the full mapping table):
   content from elsewhere goes out as ``bytes``; :func:`json_form` /
   :func:`boto3_form` turn a whole request, response or event into one form.
 - Tool-use ids outside ``[a-zA-Z0-9_.:-]{1,64}`` are rewritten the same way on the
-  call and on its result; document names are cleaned to what Converse takes.
+  call and on its result. A document name a request had goes back as it came; one
+  the codec makes (from a filename or title) is cleaned to the API reference's rule.
 """
 
 from __future__ import annotations

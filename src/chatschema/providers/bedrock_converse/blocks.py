@@ -41,6 +41,7 @@ from chatschema.providers.bedrock_converse.wire import (
     BLOB_TEXT,
     BLOCK_KEYS,
     CACHE_POINT,
+    DOCUMENT_NAME,
     FORMATS,
     JSON_RESULT,
     MIME_FORMATS,
@@ -196,6 +197,10 @@ def media_block(
         if not isinstance(name, str):
             return _non_standard_cached(whole, index, position, cache)
         known.add("name")
+        if not DOCUMENT_NAME.fullmatch(name):
+            # a name outside the API reference's rule, which the API took: kept, so
+            # that it goes back as it came (the encoder makes valid names only)
+            extras["name"] = name
         if source_kind == "text" and isinstance(value, str):
             # a text document: the neutral plain-text document, titled by its name
             fields.update(text=value, title=name)
@@ -349,9 +354,21 @@ def reasoning_block(
 
 
 def tool_use(
-    raw: Any, index: int | None, position: int | None, *, with_index: bool, cache: Any = None
+    raw: Any,
+    index: int | None,
+    position: int | None,
+    *,
+    with_index: bool,
+    cache: Any = None,
+    request: bool = False,
 ) -> ToolCall | InvalidToolCall | ServerToolCallBlock:
-    """A ``toolUse`` block: a tool call, or a server tool's call (``type`` server_tool_use)."""
+    """A ``toolUse`` block: a tool call, or a server tool's call (``type`` server_tool_use).
+
+    ``request``: the block is a request's. An ``input`` that is no object (``null``, a
+    list: botocore's ``Document`` takes any JSON) makes an invalid call; a request's
+    is marked (``extras[NAME]["input_json"]``) so that the encoder sends that input
+    back as it came.
+    """
     if not isinstance(raw, dict):
         reader.fail("a toolUse block must be an object", index, position)
     call_id, name, arguments = raw.get("toolUseId"), raw.get("name"), raw.get("input")
@@ -376,6 +393,8 @@ def tool_use(
         fields["arguments"] = repr(arguments)
     # worded as ChunkAccumulator words it, so that a streamed call decodes the same
     fields["error"] = f"arguments must be a JSON object, not {type(arguments).__name__}"
+    if request:
+        extras["input_json"] = True  # the arguments are the input's JSON text
     return reader.build(InvalidToolCall, finish(fields, extras), index, position)
 
 

@@ -165,8 +165,9 @@ class _Decoder:
             return "system"
         self.leading = False
         only = content[0] if len(content) == 1 else None
-        if type(only) is dict and len(only) == 1 and type(only.get("text")) is str:
+        if type(only) is dict and len(only) == 1 and type(only.get("text")) is str and only["text"]:
             # the common shape, one text block: a string, as the general path makes it
+            # (not an empty one: ``[{"text": ""}]`` is not ``[]``, and goes back as it came)
             if role == "user":
                 self.messages.append(UserMessage(content=only["text"]))
             elif role == "assistant":
@@ -244,14 +245,14 @@ class _Decoder:
 
 
 def _simple(blocks: list[ContentBlock], *, tool: bool = False) -> str | list[ContentBlock]:
-    """One plain text block as a string (a tool result's too, when not empty); else blocks."""
+    """One plain text block, not empty, as a string; else blocks.
+
+    An empty text block stays a block: the string ``""`` is written as no block at
+    all, and ``[{"text": ""}]`` goes back as it came.
+    """
     if len(blocks) == 1:
         block = blocks[0]
-        if (
-            block.type == "text"
-            and not block.model_fields_set - {"type", "text"}
-            and (not tool or block.text)
-        ):
+        if block.type == "text" and not block.model_fields_set - {"type", "text"} and block.text:
             return block.text
     if tool and not blocks:
         return ""
@@ -267,11 +268,23 @@ def _blocks(content: list[Any], index: int | None) -> list[ContentBlock]:
 
 
 def _interleaved(content: list[Any]) -> bool:
-    """Whether a block other than a tool call (or its cache point) follows a tool call."""
-    seen = False
+    """Whether the calls need their positions to go back in place.
+
+    Without them the encoder writes the other blocks, then the tool calls, then the
+    invalid ones (an ``input`` that is no object): positions are needed when a block
+    other than a cache point follows a ``toolUse``, or a ``toolUse`` with an object
+    input follows an invalid one.
+    """
+    seen = invalid = False
     for item in content:
         key = next(iter(item), None) if isinstance(item, dict) and len(item) == 1 else None
         if key == "toolUse":
+            value = item[key]
+            if isinstance(value, dict) and isinstance(value.get("input"), dict):
+                if invalid:
+                    return True
+            else:
+                invalid = True
             seen = True
         elif seen and key != "cachePoint":
             return True
@@ -294,7 +307,9 @@ def assistant_message(
     for position, item, cache in with_cache_points(content):
         key, value = member(item, "a content block", index, position)
         if key == "toolUse":
-            decoded = tool_use(value, index, position, with_index=with_index, cache=cache)
+            decoded = tool_use(
+                value, index, position, with_index=with_index, cache=cache, request=not positions
+            )
             if isinstance(decoded, ToolCall):
                 calls.append(decoded)
             elif isinstance(decoded, InvalidToolCall):

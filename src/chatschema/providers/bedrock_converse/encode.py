@@ -536,7 +536,7 @@ class _Encoder(EncodePass):
                 if isinstance(block, FileBlock)
                 else None
             )
-            wire["name"] = document_name(name, index, position)
+            wire["name"] = document_name(name, index, position, extras.get("name"))
             if isinstance(block, PlainTextBlock) and block.context is not None:
                 wire["context"] = block.context
         for key, value in extras.items():
@@ -559,7 +559,7 @@ class _Encoder(EncodePass):
         named = MIME_FORMATS["document"].get(MIME_ALIASES.get(mime, mime), "txt")
         wire: dict[str, Any] = {
             "format": kept if isinstance(kept, str) else named,
-            "name": document_name(block.title, index, position),
+            "name": document_name(block.title, index, position, extras.get("name")),
             "source": {"text": block.text},
         }
         if "format" in extras and kept is None:

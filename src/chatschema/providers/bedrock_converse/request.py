@@ -47,6 +47,7 @@ from chatschema.providers._common import (
 from chatschema.providers.bedrock_converse.blocks import cache_point, reader
 from chatschema.providers.bedrock_converse.wire import (
     CACHE_POINT,
+    DOCUMENT_NAME,
     DOCUMENT_NAME_BAD,
     INFERENCE,
     NAME,
@@ -206,7 +207,11 @@ def _read_tools(value: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]
     tools = value.get("tools")
     if isinstance(tools, list):
         fields["tools"] = _tool_definitions(tools)
-        del rest["tools"]
+        if tools:
+            del rest["tools"]
+        # else kept too: ``tools: []`` goes back as it came (tool_config), while an
+        # empty tool list from another format is not sent (ToolConfiguration.tools:
+        # at least one, in the API reference and botocore)
     choice = value.get("toolChoice")
     if choice is not None:
         decoded = _tool_choice(choice)
@@ -457,9 +462,12 @@ def tool_config(encoder: _Encoder) -> dict[str, Any] | None:
         out.extend(encoder.cached(wire, None, extras, f"/tools/{position}"))
     choice = conversation.tool_choice
     if not out:
-        # API reference, ToolConfiguration: toolChoice goes inside it, with tools
-        # only; without tools a choice says nothing and is left out (documented)
-        return None
+        kept = extras_of(conversation, NAME).get("toolConfig") if conversation.extras else None
+        if not (tools == [] and isinstance(kept, dict) and kept.get("tools") == []):
+            # API reference, ToolConfiguration: toolChoice goes inside it, with tools
+            # only; without tools a choice says nothing and is left out (documented)
+            return None
+        # a request's ``toolConfig.tools: []`` goes back as it came, its choice too
     config: dict[str, Any] = {"tools": out}
     if choice is not None:
         wire_choice = tool_choice_wire(encoder, choice)
@@ -473,7 +481,6 @@ def tool_config(encoder: _Encoder) -> dict[str, Any] | None:
 NOT_JSON: Any = object()
 """What :func:`json_value` gives for text that is not JSON."""
 _WHITE = re.compile(r"\s+")
-_TWO = re.compile(r"\s\s")
 
 
 def json_value(text: str) -> Any:
@@ -484,15 +491,22 @@ def json_value(text: str) -> Any:
         return NOT_JSON
 
 
-def document_name(name: str | None, index: int, position: int) -> str:
-    """A document name Converse takes.
+def document_name(name: str | None, index: int, position: int, kept: Any = None) -> str:
+    """The ``name`` of a document block: as it came, or one Converse takes.
 
-    API reference, DocumentBlock.name: letters, digits, single spaces, hyphens,
-    parentheses, square brackets; 200 characters at most.
+    ``kept``: the wire name a decoded request had (``extras[NAME]["name"]``, kept
+    when it is outside the rule below): while the neutral name is still that one it
+    goes back as it came, whatever it holds, since the API took it. Any other name
+    is one this codec makes (from a filename or a title of the neutral model), and
+    follows the API reference, DocumentBlock.name: letters, digits, single spaces,
+    hyphens, parentheses, square brackets; 200 characters at most.
     """
-    if name and len(name) <= 200 and not DOCUMENT_NAME_BAD.search(name) and not _TWO.search(name):
-        return name  # as it is (a name decoded from Converse goes back unchanged)
+    if name is not None and name == kept:
+        return name  # as the request had it
+    if name and DOCUMENT_NAME.fullmatch(name):
+        return name
     if name:
+        # a name made here: AWS API reference, DocumentBlock.name (the characters above)
         cleaned = _WHITE.sub(" ", DOCUMENT_NAME_BAD.sub("-", name)).strip()[:200]
         if cleaned:
             return cleaned

@@ -42,11 +42,12 @@ def usage(raw: Any, metadata: dict[str, Any]) -> Usage:
     """Neutral usage; counts without a neutral name go to ``metadata["usage"]``.
 
     Converse, TokenUsage: ``inputTokens`` leaves out cache reads and writes, which
-    ``totalTokens`` counts; the neutral input count adds them.
+    ``totalTokens`` counts; the neutral input count adds them. A count sent as
+    ``null`` (the REST API's JSON of an optional count) counts as absent.
     """
     reader.object(raw, "usage")
     counts = {
-        key: reader.count(raw.get(key, 0), f"usage.{key}")
+        key: 0 if raw.get(key) is None else reader.count(raw[key], f"usage.{key}")
         for key in ("inputTokens", "outputTokens")
     }
     details: dict[str, int] = {}
@@ -56,7 +57,8 @@ def usage(raw: Any, metadata: dict[str, Any]) -> Usage:
             continue
         name = CACHE_COUNTS.get(key)
         if name is not None:
-            details[name] = reader.count(value, f"usage.{key}")
+            if value is not None:
+                details[name] = reader.count(value, f"usage.{key}")
         else:
             extra[key] = copy.deepcopy(value)  # serverToolUsage, cacheDetails, newer counts
     prompt = counts["inputTokens"] + details.get("cache_read", 0) + details.get("cache_creation", 0)

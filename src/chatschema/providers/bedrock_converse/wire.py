@@ -143,8 +143,12 @@ IDS: Final = re.compile(r"[a-zA-Z0-9_.:-]{1,64}(?:\n[a-zA-Z0-9_.:-]{1,64})*")
 # botocore ToolName: [a-zA-Z0-9_-]+, 1 to 64 characters.
 TOOL_NAME: Final = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 # API reference, DocumentBlock.name: alphanumerics, single whitespace, hyphens,
-# parentheses and square brackets only.
+# parentheses and square brackets only (botocore: 1 to 200 characters). Names the
+# codec makes follow it; a name a request had goes back as it came (the API took
+# names with "_": real traffic).
 DOCUMENT_NAME_BAD: Final = re.compile(r"[^A-Za-z0-9\s\-()\[\]]")
+DOCUMENT_NAME: Final = re.compile(r"(?:[A-Za-z0-9\-()\[\]]|\s(?!\s)){1,200}")
+"""A document name of the API reference's rule (``fullmatch``)."""
 S3_URI: Final = re.compile(r"s3://[a-z0-9][.\-a-z0-9]{1,61}[a-z0-9](/.*)?", re.S)
 URL: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:[^\x00-\x20\x7f]+")
 """A URL the neutral model takes (others stay in a citation's extras only)."""
