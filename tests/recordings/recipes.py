@@ -553,16 +553,9 @@ def traffic_format(uri: str, method: str, body: Any) -> str | None:
     path = urllib.parse.urlsplit(uri).path
     if method != "POST" or not isinstance(body, dict):
         return None
-    if path.endswith("/chat/completions"):
-        return "openai_chat"
-    if path.endswith("/responses"):
-        return "openai_responses"
-    if path.endswith("/v1/messages"):
-        return "anthropic"
-    if re.search(r":(stream)?[gG]enerateContent$", path):
-        return "gemini"
-    if re.search(r"/model/[^/]+/converse(-stream)?$", path):
-        return "bedrock_converse"
+    found: str | None = extract_module().endpoint_format(path)
+    if found is not None:
+        return found
     invoke = re.search(r"/model/[^/]+/invoke(-with-response-stream)?$", path)
     if invoke and "anthropic_version" in body and "messages" in body:
         return "anthropic"

@@ -109,6 +109,11 @@ def format_of(uri: str) -> str | None:
     path = uri.split("?", 1)[0]
     if "api.mistral.ai" in path or "api.cohere.com" in path:
         return None  # their own formats, near Chat Completions but not it
+    return endpoint_format(path)
+
+
+def endpoint_format(path: str) -> str | None:
+    """The wire format an endpoint path speaks, if one of the five."""
     if path.endswith("/chat/completions"):
         return "openai_chat"
     if path.endswith("/responses"):
