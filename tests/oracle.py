@@ -134,9 +134,8 @@ def _openai_responses(payload: dict[str, Any]) -> None:
     _check(f"openai_responses.{streaming}", [rest])  # (a list: a TypedDict takes no config)
     if "instructions" in payload:
         assert isinstance(payload["instructions"], str)
-    if isinstance(payload["input"], str):
-        return
-    _check("openai_responses.input", payload["input"])
+    if not isinstance(payload["input"], str):
+        _check("openai_responses.input", payload["input"])
     if "tools" in payload:
         _check("openai_responses.tools", payload["tools"])
     if "tool_choice" in payload:
