@@ -233,9 +233,9 @@ def varied(draw: st.DrawFn, document: Any, fmt: str = "") -> tuple[str, tuple[An
     path = draw(st.sampled_from(spots))
     parent, key = H.get(variant, path[:-1]), path[-1]
     value = parent[key]
-    kinds = ["extra"] if _structural(key) else ["null", "extra"]
+    kinds = ["extra"]
     if isinstance(parent, dict) and not _structural(key):
-        kinds.append("drop")
+        kinds += ["null", "drop"]  # a member null or left out (a list item: neither)
     if isinstance(value, (str, list)) and value and not _structural(key):
         kinds.append("empty")
     if key == "content" and isinstance(value, str):

@@ -593,3 +593,24 @@ def test_an_empty_model_is_kept_as_it_came() -> None:
     conversation = oc.decode_conversation(request)
     assert conversation.settings is None
     assert oc.encode(conversation) == request
+
+
+@pytest.mark.parametrize(
+    "part",
+    [
+        {"type": "image_url", "image_url": {"url": "not a url"}},
+        {"type": "image_url", "image_url": {"url": "", "detail": "low"}},
+        {"type": "file", "file": {"file_id": "file-1", "filename": ""}},
+    ],
+)
+def test_a_part_the_neutral_block_cannot_hold_is_kept_as_it_came(part: dict[str, Any]) -> None:
+    """The SDK's types take any string for a URL or a file name; a value the neutral
+    block refuses (no URL, an empty name) keeps the part whole, sent back unchanged."""
+    request = {"messages": [{"role": "user", "content": [part, {"type": "text", "text": "?"}]}]}
+    validate_request("openai_chat", request)
+    conversation = oc.decode_conversation(request)
+    message = conversation.messages[0]
+    assert isinstance(message.content, list)
+    assert isinstance(message.content[0], NonStandardBlock)
+    assert message.content[0].value == part
+    assert oc.encode(conversation) == request

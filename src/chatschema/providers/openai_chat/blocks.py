@@ -351,6 +351,22 @@ def _block(
     return READ.build(cls, fields, index, position)
 
 
+def _held(
+    part: dict[str, Any],
+    cls: type[ContentBlock],
+    fields: dict[str, Any],
+    extras: dict[str, Any],
+    index: int,
+    position: int,
+) -> ContentBlock:
+    """:func:`_block`, or the part kept as it came when the neutral block refuses one of
+    its values that the API's types take (an empty or relative URL, an empty file name)."""
+    try:
+        return _block(cls, fields, extras, index, position)
+    except ConversionError:
+        return _kept(part)
+
+
 def _decode_text(part: dict[str, Any], index: int, position: int) -> ContentBlock:
     """A ``text`` part."""
     text = READ.string(part.get("text"), "text", index, position)
@@ -398,7 +414,7 @@ def _decode_image(part: dict[str, Any], index: int, position: int) -> ContentBlo
         except pydantic.ValidationError:
             pass  # an odd media type: the URL is kept as given
     fields["url"] = url
-    return _block(ImageBlock, fields, extras, index, position)
+    return _held(part, ImageBlock, fields, extras, index, position)
 
 
 def _decode_audio(part: dict[str, Any], index: int, position: int) -> ContentBlock:
@@ -437,7 +453,7 @@ def _decode_file(part: dict[str, Any], index: int, position: int) -> ContentBloc
             guessed = mimetypes.guess_type(filename)[0] if isinstance(filename, str) else None
             fields.update(mime_type=guessed or "application/octet-stream", base64=file_data)
             extras["bare_base64"] = True
-    return _block(FileBlock, fields, extras, index, position)
+    return _held(part, FileBlock, fields, extras, index, position)
 
 
 _PART_DECODERS: Final[dict[str, Callable[[dict[str, Any], int, int], ContentBlock]]] = {
