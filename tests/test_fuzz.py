@@ -304,7 +304,11 @@ def request_case(provider: str, mutated: Any, target: str) -> None:
 
 
 def request_args(provider: str) -> st.SearchStrategy[tuple[Any, ...]]:
-    return st.tuples(st.just(provider), H.mutated(H.nonempty(REQUESTS[provider], provider)), st.sampled_from(PROVIDERS))
+    return st.tuples(
+        st.just(provider),
+        H.mutated(H.nonempty(REQUESTS[provider], provider)),
+        st.sampled_from(PROVIDERS),
+    )
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)

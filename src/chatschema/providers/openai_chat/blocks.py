@@ -359,8 +359,11 @@ def _held(
     index: int,
     position: int,
 ) -> ContentBlock:
-    """:func:`_block`, or the part kept as it came when the neutral block refuses one of
-    its values that the API's types take (an empty or relative URL, an empty file name)."""
+    """:func:`_block`, or the part kept as it came when the block refuses its values.
+
+    The neutral block refuses values the API's types take (an empty or relative URL,
+    an empty file name): such a part goes back as it came.
+    """
     try:
         return _block(cls, fields, extras, index, position)
     except ConversionError:
