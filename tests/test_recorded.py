@@ -61,7 +61,9 @@ def test_lazy_mapping_reads_only_on_use() -> None:
 def test_present_keeps_what_exists(tmp_path: Path) -> None:
     """Paths that exist are kept in order; an absent path that is no recording is left
     out without being counted (the end-to-end test below counts an absent recording)."""
-    first, second = ROOT / DESTS[0], ROOT / DESTS[1]
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    first.write_text("{}", encoding="utf-8")
+    second.write_text("[]", encoding="utf-8")
     before = set(recorded.LEFT_OUT)
     assert recorded.present([second, tmp_path / "x", first]) == [second, first]
     assert before == recorded.LEFT_OUT
