@@ -2,7 +2,9 @@
 
 One package per format, each with the same verbs (``encode``, ``check``,
 ``decode_conversation``, ``decode_messages``, ``decode_response``,
-``decode_stream``: the :class:`Codec` protocol):
+``decode_stream``: the :class:`Codec` protocol; the formats of a provider's HTTP
+API also write its side, ``encode_response`` and ``encode_stream``: the
+:class:`HTTPCodec` protocol):
 
 - :mod:`chatschema.providers.openai_chat`: OpenAI Chat Completions
 - :mod:`chatschema.providers.openai_responses`: OpenAI Responses
@@ -22,11 +24,21 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 from chatschema_models.conversation import Conversation
 
 from chatschema.errors import OptionError, Problem
-from chatschema.providers._codec import PROVIDERS, ProviderName
-from chatschema.providers._protocol import Codec
+from chatschema.providers._codec import HTTP_PROVIDERS, PROVIDERS, ProviderName
+from chatschema.providers._protocol import Codec, HTTPCodec
 from chatschema.validation import to_dict
 
-__all__ = ["PROVIDERS", "Codec", "ProviderName", "check", "convert", "get_codec"]
+__all__ = [
+    "HTTP_PROVIDERS",
+    "PROVIDERS",
+    "Codec",
+    "HTTPCodec",
+    "ProviderName",
+    "check",
+    "convert",
+    "get_codec",
+    "get_http_codec",
+]
 
 
 def get_codec(name: str) -> Codec:
@@ -38,6 +50,19 @@ def get_codec(name: str) -> Codec:
     if name not in PROVIDERS:
         raise OptionError(f"unknown provider format {name!r}; expected one of {PROVIDERS}")
     return cast(Codec, importlib.import_module(f"chatschema.providers.{name}"))
+
+
+def get_http_codec(name: str) -> HTTPCodec:
+    """The codec of a provider's HTTP API, with its server side (imported on first use).
+
+    Raises:
+        OptionError: for a name that is not one of :data:`HTTP_PROVIDERS`.
+    """
+    if name not in HTTP_PROVIDERS:
+        raise OptionError(
+            f"{name!r} is not the format of a provider's HTTP API; expected one of {HTTP_PROVIDERS}"
+        )
+    return cast(HTTPCodec, importlib.import_module(f"chatschema.providers.{name}"))
 
 
 if TYPE_CHECKING:  # every registered format satisfies the protocol (checked by mypy)
@@ -56,6 +81,13 @@ if TYPE_CHECKING:  # every registered format satisfies the protocol (checked by 
         anthropic,
         gemini,
         otel_genai,
+        bedrock_converse,
+    )
+    _HTTP_CODECS: tuple[HTTPCodec, ...] = (
+        openai_chat,
+        openai_responses,
+        anthropic,
+        gemini,
         bedrock_converse,
     )
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-__all__ = ["PROVIDERS", "ProviderName"]
+__all__ = ["HTTP_PROVIDERS", "PROVIDERS", "ProviderName"]
 
 ProviderName = Literal[
     "openai_chat", "openai_responses", "anthropic", "gemini", "otel_genai", "bedrock_converse"
@@ -18,3 +18,7 @@ ProviderName = Literal[
 
 PROVIDERS: tuple[ProviderName, ...] = get_args(ProviderName)
 """Every wire format, in the order the documentation lists them."""
+
+HTTP_PROVIDERS: tuple[ProviderName, ...] = tuple(name for name in PROVIDERS if name != "otel_genai")
+"""The formats of a provider's HTTP API: they also write responses and streams
+(:class:`~chatschema.providers._protocol.HTTPCodec`)."""

@@ -13,8 +13,9 @@ if TYPE_CHECKING:
 
     from chatschema.errors import Problem
     from chatschema.providers._common.options import EncodeOptions
+    from chatschema.providers._common.respond import ReplyOptions
 
-__all__ = ["Codec"]
+__all__ = ["Codec", "HTTPCodec"]
 
 
 class Codec(Protocol):
@@ -60,4 +61,47 @@ class Codec(Protocol):
         streams, httpx's ``aiter_bytes()``, an async generator) an async generator of
         the same chunks. Codecs implement it with
         :func:`chatschema.providers._common.drive.drive` (``docs/async.md``).
+        """
+
+
+class HTTPCodec(Codec, Protocol):
+    """The codec of a provider's HTTP API: also the server side of the wire.
+
+    Every format but ``otel_genai`` (telemetry attributes, written by its own
+    ``encode_output``) satisfies it: it writes responses and streams as the provider
+    sends them, the mirror of ``decode_response`` and ``decode_stream``.
+    """
+
+    def encode_response(
+        self, message: AssistantMessage, **options: Unpack[ReplyOptions]
+    ) -> dict[str, Any]:
+        """A message as the provider's complete response body (JSON data).
+
+        What ``decode_response`` read comes back out; ids the provider always sends
+        and the message lacks are made in the provider's shape.
+        """
+
+    @overload
+    def encode_stream(
+        self, source: AsyncIterable[Any], *, sse: bool = False, **options: Unpack[ReplyOptions]
+    ) -> AsyncGenerator[Any, None]: ...
+
+    @overload
+    def encode_stream(
+        self,
+        source: AssistantMessage | AssistantMessageChunk | Iterable[Any],
+        *,
+        sse: bool = False,
+        **options: Unpack[ReplyOptions],
+    ) -> Iterator[Any]: ...
+
+    def encode_stream(
+        self, source: Any, *, sse: bool = False, **options: Unpack[ReplyOptions]
+    ) -> Iterator[Any] | AsyncGenerator[Any, None]:
+        """A message or chunks (sync or async) as the provider's stream events, in order.
+
+        Events are dicts; with ``sse=True`` the bytes of the HTTP body in the
+        provider's own framing. Each chunk's events go out as it arrives, with the
+        provider's bookkeeping events around them. Codecs implement it with
+        :func:`chatschema.providers._common.respond.write_stream`.
         """

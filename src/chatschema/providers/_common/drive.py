@@ -42,7 +42,7 @@ from chatschema_models.chunk import AssistantMessageChunk
 
 from chatschema.providers._common.sse import SSEParser, check_depth, is_body
 
-__all__ = ["Build", "close_source", "drive", "is_async"]
+__all__ = ["Build", "aclose_source", "close_source", "drive", "is_async"]
 
 Chunks = Iterable[AssistantMessageChunk]
 Chunk = AssistantMessageChunk
@@ -254,7 +254,7 @@ async def _adrive(
         raise replacement from None
     finally:
         if not finished:
-            await _aclose_source(source, iterator)
+            await aclose_source(source, iterator)
 
 
 class _Progress:
@@ -321,7 +321,7 @@ def close_source(source: object, iterator: object = None) -> None:
             close()
 
 
-async def _aclose_source(source: object, iterator: object) -> None:
+async def aclose_source(source: object, iterator: object) -> None:
     """Close an async source: ``aclose()``, else ``close()`` (awaited if it must be)."""
     for target in (iterator, source) if iterator is not source else (source,):
         close = getattr(target, "aclose", None)
