@@ -212,29 +212,37 @@ def as_chunk(message: AssistantMessage) -> AssistantMessageChunk:
     """A whole message as one chunk: blocks and tool calls with their index, last.
 
     Content blocks carry their position as ``index``; each tool call becomes one
-    complete tool-call chunk (arguments as JSON text) indexed by its own ``index``
+    complete tool-call fragment (arguments as JSON text) indexed by its own ``index``
     when the message recorded one (the position the provider gave it), else by its
-    position among the tool calls.
+    position among the tool calls. Invalid tool calls follow as fragments of their
+    raw arguments (they assemble back to invalid calls; the ``error`` text is the
+    assembler's own).
     """
     data = message.model_dump(mode="python", exclude_unset=True, by_alias=True)
+    data["role"] = "assistant"
     content = data.get("content")
     if isinstance(content, list):
         data["content"] = [{**block, "index": i} for i, block in enumerate(content)]
     calls = data.pop("tool_calls", None) or []
-    if calls:
-        chunks = []
-        for position, call in enumerate(calls):
-            part: dict[str, Any] = {
-                "index": call.get("index", position),
-                "id": call["id"],
-                "name": call["name"],
-                "arguments": _arguments_text(call.get("arguments")),
-            }
-            for key in ("type", "extras"):
-                if key in call:
-                    part[key] = call[key]
-            chunks.append(part)
-        data["tool_call_chunks"] = chunks
+    invalid = data.pop("invalid_tool_calls", None) or []
+    fragments = []
+    numbered = [{"index": position, **call} for position, call in enumerate(calls)]
+    spare = max((call["index"] for call in numbered), default=-1) + 1
+    spare = max([spare, *(call["index"] + 1 for call in invalid if "index" in call)])
+    for call in [*numbered, *invalid]:
+        if "index" not in call:  # an invalid call without one: after every other
+            call = {**call, "index": spare}
+            spare += 1
+        part: dict[str, Any] = {
+            "index": call["index"],
+            "arguments": _arguments_text(call.get("arguments")),
+        }
+        for key in ("id", "name", "extras"):
+            if key in call:
+                part[key] = call[key]
+        fragments.append(part)
+    if fragments:
+        data["tool_call_chunks"] = fragments
     data["chunk_position"] = "last"
     return AssistantMessageChunk.model_validate(data)
 

@@ -20,7 +20,14 @@ check: tool pairing per API turn, thinking order, request totals, empty turns),
 :mod:`.settings` (request settings and extras, both ways; the tool choice),
 :mod:`.request` (the request's shape: turns, tool-use ids, block placement),
 :mod:`.decode` (histories and responses), :mod:`.blocks` (the block readers
-histories, responses and streams share), :mod:`.stream` (``decode_stream``).
+histories, responses and streams share), :mod:`.stream` (``decode_stream``);
+the server side: :mod:`.response` (``encode_response`` and ``encode_stream``),
+:mod:`.events` (the stream's event writer), :mod:`.replies` (the blocks, usage and
+stop reason both write).
+
+Files: ``__init__.py``, ``wire.py``, ``encode.py``, ``fast.py``, ``rules.py``,
+``settings.py``, ``request.py``, ``decode.py``, ``blocks.py``, ``stream.py``,
+``response.py``, ``events.py``, ``replies.py``.
 
 Decisions (``docs/providers/anthropic.md`` has the full mapping table):
 
@@ -66,6 +73,7 @@ from chatschema.providers.anthropic.decode import (
     decode_response,
 )
 from chatschema.providers.anthropic.encode import check, encode
+from chatschema.providers.anthropic.response import encode_response, encode_stream
 from chatschema.providers.anthropic.stream import decode_stream
 from chatschema.providers.anthropic.wire import (
     IMAGE_MEDIA_TYPES,
@@ -89,4 +97,6 @@ __all__ = [
     "decode_response",
     "decode_stream",
     "encode",
+    "encode_response",
+    "encode_stream",
 ]
