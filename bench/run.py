@@ -55,6 +55,7 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH))
 
+import serving  # noqa: E402
 import workloads as w  # noqa: E402  (bench/ is not a package)
 
 OPENHANDS_REQUIREMENTS = BENCH / "requirements-openhands.txt"
@@ -128,6 +129,7 @@ class ChatschemaCases:
             # Last: importing the SDKs (thousands of classes) makes every later
             # collection longer, and earlier rows keep the heap they always had.
             ("provider_streams", self.provider_streams),
+            ("server_side", self.server_side),
         ]
 
     def tools(self) -> list[Case]:
@@ -505,6 +507,15 @@ class ChatschemaCases:
             cases.append(Case(w.provider_stream(fmt), run, count, "event", note, check=same_text))
         return cases + sdk_stream_cases(events, expected)
 
+    def server_side(self) -> list[Case]:
+        """The server side, every HTTP format (``serving.py``).
+
+        ``encode_response`` per reply and ``encode_stream`` per event, beside their
+        bare walks and the SDKs' serializers.
+        """
+        deltas: list[str] = json.loads((self.inputs / "stream_deltas.json").read_bytes())
+        return [Case(**case) for case in serving.cases(self.plain, deltas)]
+
     def find(self, workload: str) -> Case:
         """The case of one workload (for profiling)."""
         for _, group in self.groups():
@@ -636,7 +647,7 @@ def chatschema_side() -> None:
     report.write(arguments.out)
 
 
-INTERLEAVED = frozenset({"tool_args", "provider_streams"})
+INTERLEAVED = frozenset({"tool_args", "provider_streams", "server_side"})
 """Groups whose cases are compared with each other (sizes; chatschema and the SDKs in
 one process): timed in turns."""
 
@@ -1106,6 +1117,7 @@ def targets(sizes: w.Sizes) -> list[Target]:
         Target("trim_messages vs LangChain trim_messages", w.TRIM, "langchain", "min_ratio", 10),
         *plain_targets(),
         *stream_targets(),
+        *server_targets(),
         Target(
             "import chatschema vs import langchain_core.messages",
             "import",
@@ -1144,6 +1156,34 @@ def plain_targets() -> list[Target]:
         Target("plain: encode OpenAI vs OpenHands to_chat_dict", chat, "openhands", "min_ratio", 1),
         Target("plain: trim_messages vs LangChain", w.PLAIN_TRIM, "langchain", "min_ratio", 10),
     ]
+
+
+def server_targets() -> list[Target]:
+    """The server side's targets: replies against their bare walks, streams per event."""
+    found = []
+    for fmt in w.HTTP_FORMATS:
+        found.append(
+            Target(
+                f"encode_response {fmt} vs its bare walk",
+                serving.reply(fmt),
+                "chatschema",
+                "max_multiple",
+                1.5,
+                peer_workload=serving.reply_floor(fmt),
+                note="floor: bench/serving.py, equal bodies checked",
+            )
+        )
+        found.append(
+            Target(
+                f"encode_stream {fmt}, sse=True, per event",
+                serving.stream_write(fmt),
+                None,
+                "max_per_item",
+                3e-6,
+                note="text deltas between a first and a last chunk",
+            )
+        )
+    return found
 
 
 def stream_targets() -> list[Target]:
@@ -1296,6 +1336,27 @@ ROWS: list[tuple[str, str, str]] = [
 ``SDK`` are reference workloads timed in chatschema's process: their times are in the
 chatschema column, and the targets table gives chatschema's ratio to them."""
 
+SERVING = frozenset(
+    workload(fmt)
+    for fmt in w.HTTP_FORMATS
+    for workload in (serving.reply_floor, serving.reply_sdk, serving.stream_floor)
+)
+"""The server side's reference rows, left out where a format has none."""
+
+ROWS += [
+    row
+    for fmt in w.HTTP_FORMATS
+    for row in (
+        (f"{fmt}: encode_response per reply", serving.reply(fmt), ""),
+        ("  floor: bare walk writing the same body", serving.reply_floor(fmt), ""),
+        ("  as JSON text: dumps(encode_response(m))", serving.reply_json(fmt), ""),
+        ("  SDK: model_dump_json of equal objects", serving.reply_sdk(fmt), ""),
+        (f"{fmt}: encode_stream, sse=True", serving.stream_write(fmt), ""),
+        ("  floor: bare loop framing the text deltas", serving.stream_floor(fmt), ""),
+    )
+]
+
+
 LANGCHAIN_PROXIES = {
     w.ENCODE_ANTHROPIC: w.ENCODE_OPENAI,
     w.gc_off(w.ENCODE_ANTHROPIC): w.gc_off(w.ENCODE_OPENAI),
@@ -1319,6 +1380,8 @@ def result_rows(results: Results) -> list[list[str]]:
     ]
     rows = []
     for label, mine, theirs in entries:
+        if mine in SERVING and results.timing("chatschema", mine) is None:
+            continue  # a format without that reference (no SDK serializer for Bedrock)
         median = results.median("chatschema", mine)
         timing = results.timing("chatschema", mine)
         row = [label, human(median), human(median / timing["count"]) if median and timing else ""]

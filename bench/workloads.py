@@ -54,6 +54,8 @@ CHUNK_BUILD = "chunk_build_add"
 STREAM_FORMATS = ("openai_chat", "openai_responses", "anthropic", "gemini")
 """The four wire formats, by their codec's module name."""
 ENCODE_FORMATS = (*STREAM_FORMATS, "bedrock_converse")
+HTTP_FORMATS = ENCODE_FORMATS
+"""The formats whose server side (encode_response, encode_stream) is measured."""
 """The formats the plain history is encoded to, each beside its bare walk."""
 SDK_OPENAI = "sdk_openai_chat_stream"
 SDK_OPENAI_PREBUILT = "sdk_openai_chat_stream_prebuilt"

@@ -27,6 +27,8 @@ is a single concatenation, and the core stays free of web-server dependencies.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import random
 import string
@@ -91,11 +93,7 @@ class Reply:
     id_seed: int | str | None = None
     created: int | None = None
     model: str | None = None
-    _random: random.Random = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        seed = self.id_seed
-        self._random = random.Random(f"{self.provider}:{seed}") if seed is not None else _RANDOM
+    _made: int = field(default=0, init=False, repr=False, compare=False)
 
     @classmethod
     def resolve(cls, provider: str, options: dict[str, Any]) -> Reply:
@@ -119,8 +117,20 @@ class Reply:
         return cls(provider, **options)
 
     def new_id(self, prefix: str = "", length: int = 24, alphabet: str = ALPHANUMERIC) -> str:
-        """A made id: ``prefix`` then ``length`` characters of ``alphabet``."""
-        return prefix + "".join(self._random.choices(alphabet, k=length))
+        """A made id: ``prefix`` then ``length`` characters of ``alphabet``.
+
+        Random; with ``id_seed``, the n-th id of the call is derived from the seed
+        (a hash of seed, format and n), so that a call repeated gives the same ids.
+        """
+        if self.id_seed is None:
+            return prefix + "".join(_RANDOM.choices(alphabet, k=length))
+        self._made += 1
+        table, text, block = _table(alphabet), "", 0
+        while len(text) < length:
+            key = f"{self.provider}:{self.id_seed}:{self._made}:{block}".encode()
+            text += hashlib.blake2b(key).digest().translate(table).decode()
+            block += 1
+        return prefix + text[:length]
 
     def now(self) -> int:
         """The Unix time to write: the ``created`` option, else the clock."""
@@ -154,6 +164,12 @@ class Reply:
 
 _REPLY_OPTIONS: tuple[str, ...] = tuple(ReplyOptions.__annotations__)
 _RANDOM = random.Random()
+
+
+@functools.cache
+def _table(alphabet: str) -> bytes:
+    """A ``bytes.translate`` table: each byte value to a character of ``alphabet``."""
+    return bytes(ord(alphabet[value % len(alphabet)]) for value in range(256))
 
 
 # ------------------------------------------------------------------- JSON and SSE

@@ -104,6 +104,11 @@ class Writer:
             # the fast path: a text delta of the open text block (what the codecs'
             # decode_stream make per text event), its event dict built directly
             content = chunk.__dict__["content"]
+            if type(content) is str and self.text_at >= 0 and self.text_key is None:
+                if not content:
+                    return []
+                delta = {"type": "text_delta", "text": content}
+                return [{"type": _DELTA, "index": self.text_at, "delta": delta}]
             if type(content) is list and len(content) == 1:
                 block = content[0]
                 if type(block) is TextBlock and self.text_at >= 0:
