@@ -37,14 +37,22 @@ How the formats meet (``docs/providers/openai_responses.md`` has the full table)
   stays in ``extras["openai_responses"]`` and comes back out on encode, so
   ``encode(decode_conversation(p)) == p``.
 
-Where things are: :mod:`.wire` (item types, limits, finish reasons, bookkeeping
+The server side: ``encode_response`` writes a message as the ``Response`` body the
+API answers with (``encode_response(decode_response(body))`` is the body, nulls
+aside), ``encode_stream`` a message or chunks as the API's streaming events (or
+their SSE bytes); ids a message lacks are made in the API's shape.
+
+Files: :mod:`.wire` (item types, limits, finish reasons, bookkeeping
 keys), :mod:`.encode` (``encode`` and ``check``), :mod:`.fast` (the encoder's walk
 over the messages, the common shapes written inline), :mod:`.items` (the output
 items the encoder rebuilds from blocks), :mod:`.request` (settings, tools, tool
 choice and the request's other keys, both ways), :mod:`.rules` (the rules that only
 check: tool pairing, item ids, reasoning order), :mod:`.decode` (histories and
 responses), :mod:`.blocks` (output item readers both decoders use), :mod:`.stream`
-(``decode_stream``) and :mod:`.ordering` (its chunks in the items' order).
+(``decode_stream``) and :mod:`.ordering` (its chunks in the items' order),
+:mod:`.response` (``encode_response``, ``encode_stream``), :mod:`.output` (the
+Response's items, usage and status as written), :mod:`.events` (the stream writer)
+and :mod:`.assembly` (its blocks and items being assembled).
 """
 
 from __future__ import annotations
@@ -55,6 +63,7 @@ from chatschema.providers.openai_responses.decode import (
     decode_response,
 )
 from chatschema.providers.openai_responses.encode import check, encode
+from chatschema.providers.openai_responses.response import encode_response, encode_stream
 from chatschema.providers.openai_responses.stream import decode_stream
 from chatschema.providers.openai_responses.wire import MAX_IMAGES, MAX_INLINE_IMAGE_BYTES, NAME
 
@@ -68,4 +77,6 @@ __all__ = [
     "decode_response",
     "decode_stream",
     "encode",
+    "encode_response",
+    "encode_stream",
 ]

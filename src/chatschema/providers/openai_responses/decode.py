@@ -54,6 +54,7 @@ from chatschema.providers.openai_responses.wire import (
     NO_INPUT,
     READ,
     REQUEST_ECHO,
+    REQUEST_ECHOED,
     REQUEST_KEYS,
     RESPONSE_FIELDS,
     USAGE_KEYS,
@@ -220,6 +221,12 @@ def response_fields(data: Mapping[str, Any], *, calls: bool, refusal: bool) -> d
         for key, value in data.items()
         if value is not None and key not in REQUEST_ECHO and key not in RESPONSE_FIELDS
     }
+    # Not response data, kept in extras for encode_response to write back; nulls left
+    # out at every depth, as an SDK object's dump leaves them out.
+    echo = {key: _no_nulls(value) for key, value in data.items() if key in REQUEST_ECHO}
+    echo = {key: value for key, value in echo.items() if value is not None}
+    if echo:
+        fields["extras"] = {NAME: {REQUEST_ECHOED: echo}}
     if data.get("usage") is not None:
         usage, unmapped = _decode_usage(data["usage"])
         if usage is not None:
@@ -229,6 +236,15 @@ def response_fields(data: Mapping[str, Any], *, calls: bool, refusal: bool) -> d
     if metadata:
         fields["response_metadata"] = {NAME: metadata}
     return fields
+
+
+def _no_nulls(value: Any) -> Any:
+    """JSON data without its ``null`` object members, at every depth."""
+    if isinstance(value, dict):
+        return {key: _no_nulls(item) for key, item in value.items() if item is not None}
+    if isinstance(value, list):
+        return [_no_nulls(item) for item in value]
+    return value
 
 
 def sdk(value: Any) -> Any:

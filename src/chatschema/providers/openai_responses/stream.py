@@ -308,9 +308,19 @@ class _Stream:
                 if state is None or not state.done:  # items the stream did not finish
                     chunks += self.item_done(index, item, key)
                 sealed = self.sealed.pop(key, None)
+                final = sdk(item).get("encrypted_content") if isinstance(item, dict) else None
                 if sealed is not None:
-                    final = sdk(item).get("encrypted_content") if isinstance(item, dict) else None
                     chunks += self.unseal(sealed[0], final if isinstance(final, str) else sealed[1])
+                elif isinstance(final, str) and state is not None and state.done:
+                    # an item done without the encrypted_content the Response has
+                    block = state.block
+                    if (
+                        state.kind == "reasoning"
+                        and block is not None
+                        and block.type == "reasoning"
+                        and "encrypted_content" not in block.sent
+                    ):
+                        chunks += self.unseal(block, final)
         chunks += self.flush()
         chunks.append(self.chunk(chunk_position="last", **self.response_fields(data)))
         self.finished = True
@@ -395,6 +405,8 @@ class _Stream:
             if isinstance(arguments, str) and arguments:
                 fragment["arguments"] = arguments
                 state.arguments = len(arguments)
+            if item_id is not None:  # the fc_ item id now (a writer of events needs it)
+                fragment["extras"] = {NAME: {"id": item_id}}
             return [self.chunk(tool_call_chunks=[ToolCallChunk(**fragment)])]
         state.block = self.new_block("")
         if kind == "reasoning" and item_id is not None:

@@ -135,6 +135,9 @@ REQUEST_ECHO: Final = frozenset(
         "include",
     }
 )
+# AssistantMessage.extras: a Response's non-null request echoes (above), which
+# encode_response writes back (the SDK's Response requires `tools`, `tool_choice` ...).
+REQUEST_ECHOED: Final = "request_echo"
 # Response fields read into the message itself (not response_metadata).
 RESPONSE_FIELDS: Final = frozenset({"id", "model", "object", "output", "usage", "status"})
 # The usage keys the neutral Usage says all of.
