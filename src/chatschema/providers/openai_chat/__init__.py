@@ -17,7 +17,10 @@ request keys kept in ``Conversation.extras["openai_chat"]``::
 
 ``decode_conversation`` reads a request body back (or a bare message list, or SDK
 objects): settings to ``settings``, every other request key verbatim to
-``extras``; ``decode_response`` reads a ``ChatCompletion``. A payload decoded and
+``extras``; ``decode_response`` reads a ``ChatCompletion``; the server side writes one:
+``encode_response`` gives a message as a ``ChatCompletion`` body and
+``encode_stream`` as its ``chat.completion.chunk`` events (or, ``sse=True``, the
+bytes of the HTTP body, ``data: [DONE]`` last). A payload decoded and
 encoded again is the same payload, byte for byte where the API cares (tool-call
 argument strings, content forms, unknown keys). What the neutral model has no
 field for is kept under ``extras["openai_chat"]`` (see ``docs/providers/openai_chat.md``
@@ -34,7 +37,10 @@ and the copy and merge of kept extras; ``settings.py`` request settings both way
 histories and responses; ``blocks.py`` the content parts, annotations and audio
 output both decoders read (and the reader they fail through, and the copy that
 refuses a key JSON cannot hold); ``usage.py`` token usage; ``stream.py``
-``decode_stream``.
+``decode_stream``; ``response.py`` ``encode_response`` and ``encode_stream`` (the
+message as a response body); ``events.py`` the stream writer (chunks in, chunk
+events out); ``replies.py`` what both share (ids, finish reasons, usage, tool calls,
+citations, audio output).
 """
 
 from __future__ import annotations
@@ -46,6 +52,7 @@ from chatschema.providers.openai_chat.decode import (
     decode_response,
 )
 from chatschema.providers.openai_chat.encode import check, encode
+from chatschema.providers.openai_chat.response import encode_response, encode_stream
 from chatschema.providers.openai_chat.stream import decode_stream
 from chatschema.providers.openai_chat.wire import NAME, TOOL_IMAGES_INTRO
 
@@ -59,4 +66,6 @@ __all__ = [
     "decode_response",
     "decode_stream",
     "encode",
+    "encode_response",
+    "encode_stream",
 ]

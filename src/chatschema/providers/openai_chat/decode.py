@@ -206,8 +206,9 @@ def _response(
         value = data.get(key)
         if isinstance(value, str) and value:
             fields[target] = value
-        elif value is not None and not isinstance(value, str):
-            metadata[key] = copy_at(value, key)  # not what the API sends: kept as it came
+        elif value is not None:
+            # not what the API sends (an empty string, Snowflake's id): kept as it came
+            metadata[key] = copy_at(value, key)
     copy_at(data.get("object"), "object")  # (Python keys refused; the type is known)
     reason = choice.get("finish_reason")
     if reason is not None:

@@ -118,6 +118,7 @@ class _Stream:
         self.kept_usage: dict[str, Any] | None = None  # the last usage, if not neutral
         self.response_id: str | None = None
         self.model: str | None = None
+        self.empty: set[str] = set()  # "id" / "model" that came as "" (and nothing else yet)
         self.metadata: dict[str, Any] = {}  # last value emitted per metadata key
         self.primary: int | None = None  # wire index of the choice that is the message
         self.finished = False
@@ -195,10 +196,10 @@ class _Stream:
                 elif (
                     key in ("id", "model")
                     and type(value) is str
-                    and value
                     and (self.response_id if key == "id" else self.model) is None
+                    and (value or key not in self.empty)
                 ):
-                    return None  # the first id or model: event() records it
+                    return None  # the first id or model (or empty one): event() records it
             elif key == "error" or not _unchanged(metadata, key, value):
                 return None
         return text
@@ -237,6 +238,8 @@ class _Stream:
             if isinstance(value, str) and value and getattr(self, target) is None:
                 setattr(self, target, value)
                 pieces.out[target] = value
+            elif value == "":
+                self.empty.add(key)  # (Snowflake's `"id": ""`: kept at the end if no other)
         for key, value in data.items():
             if key not in CHUNK_KEYS:
                 self.note(pieces.meta, key, value)
@@ -578,7 +581,11 @@ class _Stream:
         joined = "".join(pieces.text)
         if pieces.blocks:
             if joined:  # string text, then blocks, in one event: the text first
-                chunks.append(self.build({"content": joined}))
+                first: dict[str, Any] = {"content": joined}
+                for key in ("response_id", "model"):  # (with the ids, as the event has them)
+                    if key in out:
+                        first[key] = out.pop(key)
+                chunks.append(self.build(first))
             out["content"] = pieces.blocks
         elif pieces.text:
             out["content"] = joined
@@ -635,6 +642,9 @@ class _Stream:
             logprobs = self.logprobs.build().get("logprobs")
             if logprobs is not None:
                 meta["logprobs"] = logprobs
+        for key, target in (("id", self.response_id), ("model", self.model)):
+            if key in self.empty and target is None:
+                meta[key] = ""  # an empty id the server sent, as decode_response keeps it
         if self.kept_usage is not None:  # as decode_response keeps it
             meta["usage"] = self.kept_usage
         if self.side:
