@@ -22,12 +22,15 @@ Standard library, chatschema and the SDKs; nothing here asserts on time.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
 from chatschema import AssistantMessage, AssistantMessageChunk, Usage
 from chatschema.providers import HTTP_PROVIDERS, get_http_codec
-from chatschema.providers._common.respond import dumps
+from chatschema.providers._common.respond import Reply, dumps
+
+_dumps = json.JSONEncoder(ensure_ascii=False).encode
 
 CREATED = 1_767_225_600
 MODEL = "claude-sonnet-4-6"
@@ -129,8 +132,64 @@ def _anthropic(message: AssistantMessage) -> dict[str, Any]:
     }
 
 
+def _responses(message: AssistantMessage, made: Callable[[str], str]) -> dict[str, Any]:
+    output: list[dict[str, Any]] = []
+    text = _text(message)
+    if text:
+        part = {"type": "output_text", "annotations": [], "text": text}
+        output.append(
+            {
+                "id": made("msg_"),
+                "type": "message",
+                "status": "completed",
+                "content": [part],
+                "role": "assistant",
+            }
+        )
+    for call in message.tool_calls:
+        output.append(
+            {
+                "id": made("fc_"),
+                "type": "function_call",
+                "status": "completed",
+                "arguments": _dumps(call.arguments),
+                "call_id": call.id,
+                "name": call.name,
+            }
+        )
+    usage = message.usage
+    assert usage is not None
+    return {
+        "id": message.response_id,
+        "object": "response",
+        "created_at": CREATED,
+        "status": "completed",
+        "error": None,
+        "incomplete_details": None,
+        "model": message.model,
+        "output": output,
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "usage": {
+            "input_tokens": usage.input_tokens,
+            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+            "output_tokens": usage.output_tokens,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": usage.total_tokens,
+        },
+    }
+
+
+def _seeded(fmt: str) -> Callable[[str], str]:
+    """The ids ``encode_response`` makes with ``OPTIONS``'s seed (item ids: 50 hex)."""
+    reply = Reply.resolve(fmt, OPTIONS)
+    return lambda prefix: reply.new_id(prefix, 50, "0123456789abcdef")
+
+
 FLOORS: dict[str, Callable[[AssistantMessage], dict[str, Any]]] = {
     "anthropic": _anthropic,
+    "openai_responses": lambda message: _responses(message, _seeded("openai_responses")),
 }
 """Each format's bare walk for the replies of the input."""
 

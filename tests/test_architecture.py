@@ -73,8 +73,13 @@ LAYERS: list[tuple[str, list[str]]] = [
     ),
     ("codecs", ["chatschema.providers"]),
     (
-        "interop, data sets and telemetry",
-        ["chatschema.interop", "chatschema.datasets", "chatschema.telemetry"],
+        "interop, data sets, telemetry and the test double",
+        [
+            "chatschema.interop",
+            "chatschema.datasets",
+            "chatschema.telemetry",
+            "chatschema.testing",
+        ],
     ),
     (
         "applications and the facade",

@@ -33,7 +33,7 @@ from chatschema_models.content import (
 from chatschema_models.tool import ToolCallChunk
 from chatschema_models.usage import Usage
 
-from chatschema import add_usage
+from chatschema._usage import add_usage
 from chatschema.errors import ConversionError
 from chatschema.providers._common import extras_of
 from chatschema.providers._common.respond import Reply
