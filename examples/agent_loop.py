@@ -9,11 +9,11 @@ agent does with chatschema:
 
 and each request and reply that crossed the wire is printed, shortly.
 
-The server is, by default, the scripted local provider of ``scripted_provider.py``
-(next to this file): it decodes each request with chatschema's codec, asks a
-scripted model (a few rules: call the tool, then answer with its result) and writes
-the answer as OpenAI Chat Completions (an SSE stream) or Anthropic Messages would.
-Nothing outside the repository is needed.
+The server is, by default, :class:`chatschema.testing.FakeProvider` answering with
+the scripted model of ``scripted_provider.py`` (next to this file; a few rules: call
+the tool, then answer with its result): it decodes each request with chatschema's
+codec and writes the answer with it, as OpenAI Chat Completions (an SSE stream) or
+Anthropic Messages would. Nothing outside the repository is needed.
 
 With ``--recorded`` it replays instead the answers the providers really gave,
 ``examples/recorded/*.json`` (provenance in its README), one per request, in order.
@@ -30,15 +30,16 @@ import asyncio
 import json
 import os
 import sys
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from anthropic import AsyncAnthropic
 from openai import OpenAI
-from scripted_provider import LOCAL, running, scripted_server
+from scripted_provider import scripted_provider
 
 from chatschema import (
     AssistantMessage,
@@ -51,6 +52,7 @@ from chatschema import (
     user,
 )
 from chatschema.providers import anthropic, openai_chat
+from chatschema.testing import HOST as LOCAL
 
 RECORDED = Path(__file__).resolve().parent / "recorded"
 ROOT = RECORDED.parent.parent
@@ -58,37 +60,59 @@ LOOPS = ("openai_chat_agent_loop", "anthropic_agent_loop")
 """The recorded conversations, ``recorded/<name>.json``."""
 
 
-class LocalServer(Protocol):
-    """What a loop needs of its local server: where it is and what it received."""
+class Received(Protocol):
+    """A request a local server received."""
 
-    received: list[dict[str, Any]]
+    @property
+    def body(self) -> Any:
+        """The JSON body."""
+        ...
+
+
+class LocalServer(Protocol):
+    """What a loop needs of its local server: where it is and what it received.
+
+    Both :class:`chatschema.testing.FakeProvider` and :class:`RecordedServer` are one.
+    """
 
     @property
     def url(self) -> str:
         """The server's base URL."""
         ...
 
+    @property
+    def requests(self) -> Sequence[Received]:
+        """The requests received, in order."""
+        ...
+
 
 # ----------------------------------------------------------- the recorded server
+
+
+class RecordedRequest(NamedTuple):
+    """A request the recorded server received: its JSON body."""
+
+    body: Any
 
 
 class RecordedServer:
     """A local HTTP server that answers the n-th request with the n-th recorded reply.
 
-    A reply is a JSON body, or a server-sent-events stream written in small pieces.
-    Every request body received is kept in :attr:`received`.
+    A reply is a JSON body, or a server-sent-events stream written in small pieces:
+    the bytes the provider sent, as they were (no codec in between). Every request
+    received is kept in :attr:`requests`.
     """
 
     def __init__(self, interactions: list[dict[str, Any]]) -> None:
         self.interactions = interactions
-        self.received: list[dict[str, Any]] = []
+        self.requests: list[RecordedRequest] = []
         server = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", "0"))
-                server.received.append(json.loads(self.rfile.read(length)))
-                turn = len(server.received) - 1
+                server.requests.append(RecordedRequest(json.loads(self.rfile.read(length))))
+                turn = len(server.requests) - 1
                 if turn >= len(server.interactions):
                     self.send_error(500, "no recorded reply left")
                     return
@@ -118,6 +142,20 @@ class RecordedServer:
     def url(self) -> str:
         """The server's base URL."""
         return f"http://{LOCAL}:{self.httpd.server_address[1]}"
+
+
+@contextmanager
+def running(httpd: ThreadingHTTPServer) -> Iterator[None]:
+    """Serve ``httpd`` in a thread for the ``with`` block, then shut it down."""
+    # a short poll interval: shutdown() waits for the serving loop to look up
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join()
 
 
 @contextmanager
@@ -229,7 +267,7 @@ def openai_chat_loop(server: LocalServer) -> Conversation:
             "stream_options": {"include_usage": True},
         }
         stream = client.chat.completions.create(**request)
-        show_request(server.received[-1])
+        show_request(server.requests[-1].body)
         chunks = list(openai_chat.decode_stream(stream))
         reply = merge_chunks(chunks).to_message()
         show_reply(reply, f"{len(chunks)} chunks from the SDK's Stream")
@@ -263,7 +301,7 @@ async def anthropic_loop(server: LocalServer) -> Conversation:
         for turn in range(1, 5):
             print(f"turn {turn}")
             message = await client.messages.create(**anthropic.encode(conversation))
-            show_request(server.received[-1])
+            show_request(server.requests[-1].body)
             reply = anthropic.decode_response(message)
             show_reply(reply, f"the SDK's {type(message).__name__}")
             conversation.messages.append(reply)
@@ -275,6 +313,9 @@ async def anthropic_loop(server: LocalServer) -> Conversation:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run both loops against the scripted local provider (or ``--recorded`` replies).
+
+    The scripted local provider is a :class:`chatschema.testing.FakeProvider` answering
+    with ``scripted_provider.scripted_reply``.
 
     Returns the exit status: 2 when ``--recorded`` finds the recordings absent.
     """
@@ -305,7 +346,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ["NO_PROXY"] = f"{no_proxy},{LOCAL}" if no_proxy else LOCAL
 
     def server(name: str) -> AbstractContextManager[LocalServer]:
-        return recorded_server(name) if recorded else scripted_server()
+        return recorded_server(name) if recorded else scripted_provider()
 
     against = "recorded replies" if recorded else "the scripted local provider"
     print(f"== openai_chat: OpenAI().chat.completions.create(stream=True), against {against}")

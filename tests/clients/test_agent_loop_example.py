@@ -1,8 +1,9 @@
 """``examples/agent_loop.py`` (``make demo``): the agent loop through the official
-clients against a local server: by default the scripted local provider of
-``examples/scripted_provider.py`` (these tests always run), with ``--recorded`` the
-recorded replies of ``examples/recorded/`` (these tests skip while the files are not
-materialized: opening one raises ``FileNotFoundError`` naming it)."""
+clients against a local server: by default ``chatschema.testing.FakeProvider``
+answering with the scripted model of ``examples/scripted_provider.py`` (these tests
+always run), with ``--recorded`` the recorded replies of ``examples/recorded/`` (these
+tests skip while the files are not materialized: opening one raises
+``FileNotFoundError`` naming it)."""
 
 from __future__ import annotations
 
@@ -79,6 +80,18 @@ def _turns(history: Conversation) -> list[Conversation]:
     return [history.model_copy(update={"messages": history.messages[:end]}) for end in ends]
 
 
+def _exchanges(server: Any) -> tuple[list[Any], list[bytes], list[Any]]:
+    """What a FakeProvider saw, request by request: the JSON bodies received, the
+    bodies sent back (a stream's whole body) and the scripted replies answered."""
+    requests = server.requests
+    assert all(request.status == 200 and request.error is None for request in requests)
+    return (
+        [request.body for request in requests],
+        [request.response for request in requests],
+        [request.reply for request in requests],
+    )
+
+
 # ----------------------------------------------------------- the scripted local provider
 
 
@@ -111,8 +124,11 @@ def test_the_script_runs_both_loops_against_the_scripted_provider(tmp_path: Path
 
 
 def test_the_scripted_openai_loop_streams_what_the_sdk_types_accept(example: ModuleType) -> None:
-    with example.scripted_server() as server:
+    with example.scripted_provider() as server:
         history = example.openai_chat_loop(server)
+    received, sent, replies = _exchanges(server)
+    assert [request.format for request in server.requests] == ["openai_chat"] * 2
+    assert all(request.stream for request in server.requests)
     _, call_message, result, answer = history.messages
     assert [message.role for message in history.messages] == [
         "user",
@@ -129,15 +145,15 @@ def test_the_scripted_openai_loop_streams_what_the_sdk_types_accept(example: Mod
     # each turn's request is what encode gave for the history then
     turns = _turns(history)
     expected = [as_sent({**openai_chat.encode(turn), **STREAMED}) for turn in turns]
-    assert server.received == expected
-    assert server.received[1]["messages"][2] == {
+    assert received == expected
+    assert received[1]["messages"][2] == {
         "role": "tool",
         "tool_call_id": call.id,
         "content": "London",
     }
     # each stream: chunks the SDK's type accepts, assembling to the scripted reply
-    assert len(server.sent) == len(server.replies) == len(turns) == 2
-    for request, body, scripted in zip(server.received, server.sent, server.replies, strict=True):
+    assert len(sent) == len(replies) == len(turns) == 2
+    for request, body, scripted in zip(received, sent, replies, strict=True):
         asked = openai_chat.decode_conversation(request)  # what the server counts
         text = body.decode()
         assert text.endswith("\n\ndata: [DONE]\n\n")
@@ -163,29 +179,31 @@ def test_the_scripted_openai_loop_streams_what_the_sdk_types_accept(example: Mod
         assert _calls(merged) == _calls(scripted)
         assert merged.finish_reason == scripted.finish_reason
         assert merged.usage == scripted.usage
-    assert _calls(server.replies[0]) == _calls(call_message)
-    assert server.replies[1].text == answer.text
+    assert _calls(replies[0]) == _calls(call_message)
+    assert replies[1].text == answer.text
 
 
 def test_the_scripted_provider_answers_a_request_not_streamed(example: ModuleType) -> None:
     conversation = Conversation(messages=[user("Hello?")])
-    with example.scripted_server() as server:
+    with example.scripted_provider() as server:
         client = OpenAI(api_key="demo-key", base_url=f"{server.url}/v1", max_retries=0)
         completion = client.chat.completions.create(
             model="gpt-4o-mini", **openai_chat.encode(conversation)
         )
-    [body] = server.sent
+    _, [body], [scripted] = _exchanges(server)
     assert ChatCompletion.model_validate_json(body).model_dump() == completion.model_dump()
     assert json.loads(body)["object"] == "chat.completion"
     reply = openai_chat.decode_response(completion)
-    [scripted] = server.replies
     assert reply.text == scripted.text == "I have no tool to find that out."
     assert (reply.finish_reason, reply.usage) == ("stop", scripted.usage)
 
 
 def test_the_scripted_anthropic_loop_answers_as_a_message(example: ModuleType) -> None:
-    with example.scripted_server() as server:
+    with example.scripted_provider() as server:
         history = asyncio.run(example.anthropic_loop(server))
+    received, sent, replies = _exchanges(server)
+    assert [request.format for request in server.requests] == ["anthropic"] * 2
+    assert not any(request.stream for request in server.requests)
     assert [message.role for message in history.messages] == [
         "user",
         "assistant",
@@ -200,14 +218,14 @@ def test_the_scripted_anthropic_loop_answers_as_a_message(example: ModuleType) -
     assert result.tool_call_id == tool_call.id and result.text == "Mexico"
     assert history.messages[-1].text == "The largest city in Mexico is Mexico City."
     turns = _turns(history)
-    assert server.received == [as_sent(anthropic.encode(turn)) for turn in turns]
-    assert server.received[1]["messages"][2]["content"][0] == {
+    assert received == [as_sent(anthropic.encode(turn)) for turn in turns]
+    assert received[1]["messages"][2]["content"][0] == {
         "type": "tool_result",
         "tool_use_id": tool_call.id,
         "content": "Mexico",
     }
-    assert len(server.sent) == len(server.replies) == len(turns) == 2
-    for request, body, scripted in zip(server.received, server.sent, server.replies, strict=True):
+    assert len(sent) == len(replies) == len(turns) == 2
+    for request, body, scripted in zip(received, sent, replies, strict=True):
         asked = anthropic.decode_conversation(request)  # what the server counts
         message = Message.model_validate_json(body)
         assert re.fullmatch(r"msg_01[A-Za-z0-9]{22}", message.id)
@@ -226,9 +244,7 @@ def test_the_scripted_anthropic_loop_answers_as_a_message(example: ModuleType) -
         assert reply.text == scripted.text
         assert _calls(reply) == _calls(scripted)
         assert reply.finish_reason == scripted.finish_reason
-    assert [block.type for block in Message.model_validate_json(server.sent[0]).content] == [
-        "tool_use"
-    ]
+    assert [block.type for block in Message.model_validate_json(sent[0]).content] == ["tool_use"]
 
 
 def test_recorded_mode_without_the_recordings_says_how_to_make_them(
@@ -272,7 +288,9 @@ def test_the_openai_loop_sends_what_the_recorded_client_sent(example: ModuleType
     recorded client's did, turn after turn."""
     with example.recorded_server("openai_chat_agent_loop") as server:
         history = example.openai_chat_loop(server)
-    assert server.received == [turn["request"] for turn in server.interactions]
+    assert [request.body for request in server.requests] == [
+        turn["request"] for turn in server.interactions
+    ]
     assert [message.role for message in history.messages] == [
         "user",
         "assistant",
@@ -285,15 +303,15 @@ def test_the_openai_loop_sends_what_the_recorded_client_sent(example: ModuleType
 def test_the_anthropic_loop_answers_the_call_it_got(example: ModuleType) -> None:
     with example.recorded_server("anthropic_agent_loop") as server:
         history = asyncio.run(example.anthropic_loop(server))
-    assert len(server.received) == 2
+    assert len(server.requests) == 2
     call, result = history.messages[1], history.messages[2]
     assert isinstance(call, AssistantMessage) and isinstance(result, ToolMessage)
     assert result.tool_call_id == call.tool_calls[0].id == "toolu_01JJ8TequDsrEU2pv1QFRWAK"
-    sent = server.received[1]["messages"][2]["content"][0]
+    sent = server.requests[1].body["messages"][2]["content"][0]
     assert sent == {
         "type": "tool_result",
         "tool_use_id": call.tool_calls[0].id,
         "content": "Mexico",
     }
-    assert server.received[1]["model"] == "claude-sonnet-4-5"
+    assert server.requests[1].body["model"] == "claude-sonnet-4-5"
     assert history.messages[-1].text.startswith("Based on the result, you are located in Mexico.")

@@ -30,12 +30,12 @@ from chatschema.providers._common.respond import Reply
 from chatschema.providers.anthropic.request import citation_wire
 from chatschema.providers.anthropic.wire import BLOCK_TYPES, FINISH_REASONS, NAME, SERVER_TOOLS
 
-# Messages API ids (the "Create a Message" examples; recorded: msg_ + 24, toolu_ + 24,
-# srvtoolu_ + 24 characters of [A-Za-z0-9]).
-MESSAGE_ID: Final = "msg_"
-TOOL_USE_ID: Final = "toolu_"
-SERVER_TOOL_USE_ID: Final = "srvtoolu_"
-ID_LENGTH: Final = 24
+# Messages API ids (the "Create a Message" examples; recorded: msg_01 + 22, toolu_01 +
+# 22, srvtoolu_01 + 22 characters of [A-Za-z0-9]).
+MESSAGE_ID: Final = "msg_01"
+TOOL_USE_ID: Final = "toolu_01"
+SERVER_TOOL_USE_ID: Final = "srvtoolu_01"
+ID_LENGTH: Final = 22
 
 # Keys of response_metadata["anthropic"] that are top-level keys of a response (SDK
 # 2.14 ``Message``, and the beta's ``context_management``); :func:`.decode.usage` puts
