@@ -49,7 +49,14 @@ and ``check``), ``fast.py`` (the encoder's walk for the common shapes),
 ``settings.py`` (request settings),
 ``decode.py`` (histories and responses), ``blocks.py`` (the part
 readers histories, responses and streams share), ``usage.py`` (usage metadata),
-``stream.py`` (``decode_stream``).
+``stream.py`` (``decode_stream``); the server side: ``response.py``
+(``encode_response`` and ``encode_stream``), ``events.py`` (the stream's event
+writer), ``write.py`` (the parts, usage and metadata both write).
+
+The server side writes what the API sends: :func:`encode_response` a message as the
+``GenerateContentResponse`` REST body (camelCase), :func:`encode_stream` a message or
+chunks as ``streamGenerateContent`` events or the bytes of the ``?alt=sse`` body;
+``decode_response`` and ``decode_stream`` read them back to the same message.
 """
 
 from __future__ import annotations
@@ -60,6 +67,7 @@ from chatschema.providers.gemini.decode import (
     decode_response,
 )
 from chatschema.providers.gemini.encode import check, encode, genai_kwargs
+from chatschema.providers.gemini.response import encode_response, encode_stream
 from chatschema.providers.gemini.stream import decode_stream
 from chatschema.providers.gemini.wire import NAME
 
@@ -71,5 +79,7 @@ __all__ = [
     "decode_response",
     "decode_stream",
     "encode",
+    "encode_response",
+    "encode_stream",
     "genai_kwargs",
 ]
