@@ -10,13 +10,21 @@ arguments of boto3's client::
 (``modelId`` comes from ``settings.model`` when it is set; then a caller's own goes
 in as ``{**encode(conversation), "modelId": ...}``.)
 
+The server side writes what the service answers: ``encode_response(message)`` the
+body of a ``converse`` response, ``encode_stream(message_or_chunks)`` the
+``converse_stream`` events (``sse=True``: the HTTP body's bytes, AWS event-stream
+binary messages), the mirror of ``decode_response`` and ``decode_stream``.
+
 Where things are: :mod:`.wire` (formats, known keys, patterns, stop reasons),
 :mod:`.encode` (``encode`` and ``check``: one encoder, ``check`` in collect mode),
 :mod:`.fast` (the encoder's writer for plain messages), :mod:`.request` (settings,
 tools and the other request keys, both ways), :mod:`.rules` (tool pairing and wire
 ids), :mod:`.decode` (histories and responses), :mod:`.blocks` (the block readers
 histories, responses and streams share, and the blob forms), :mod:`.usage` (a
-response's top level and usage), :mod:`.stream` (``decode_stream``).
+response's top level and usage), :mod:`.stream` (``decode_stream``), :mod:`.response`
+(``encode_response`` and ``encode_stream``), :mod:`.answer` (what they share: the
+assistant blocks, stop reason, usage), :mod:`.events` (the stream's event writer),
+:mod:`.eventstream` (the AWS event-stream framing, written and read).
 
 Decisions (``docs/providers/bedrock_converse.md`` has the full mapping table):
 
@@ -49,6 +57,7 @@ from chatschema.providers.bedrock_converse.decode import (
     decode_response,
 )
 from chatschema.providers.bedrock_converse.encode import check, encode
+from chatschema.providers.bedrock_converse.response import encode_response, encode_stream
 from chatschema.providers.bedrock_converse.stream import decode_stream
 from chatschema.providers.bedrock_converse.wire import (
     AUDIO_FORMATS,
@@ -71,5 +80,7 @@ __all__ = [
     "decode_response",
     "decode_stream",
     "encode",
+    "encode_response",
+    "encode_stream",
     "json_form",
 ]

@@ -19,7 +19,7 @@ from chatschema_models.content import ReasoningBlock, TextBlock
 from chatschema_models.tool import ToolCallChunk
 
 from chatschema._wire import content_chunk, text_block
-from chatschema.providers._common.drive import drive
+from chatschema.providers._common.drive import aclose_source, close_source, drive
 from chatschema.providers.bedrock_converse.blocks import (
     blob_bytes,
     blob_text,
@@ -29,6 +29,7 @@ from chatschema.providers.bedrock_converse.blocks import (
     server_result_block,
     tool_use,
 )
+from chatschema.providers.bedrock_converse.eventstream import EventStreamReader
 from chatschema.providers.bedrock_converse.usage import response_fields
 from chatschema.providers.bedrock_converse.wire import (
     BLOB_TEXT,
@@ -58,7 +59,10 @@ def decode_stream(
         events: the events as boto3's ``EventStream`` yields them (``{"messageStart":
             ...}``, ``{"contentBlockDelta": ...}`` ...; blobs as ``bytes`` or base64
             text), the whole dict ``converse_stream`` returns (its ``stream`` is read,
-            its ``ResponseMetadata`` kept), or an async iterable of these (aiobotocore):
+            its ``ResponseMetadata`` kept), the raw HTTP body (AWS event-stream
+            binary messages: ``bytes``, or an iterable of ``bytes`` pieces cut
+            anywhere, as ``encode_stream(..., sse=True)`` writes it), or an async
+            iterable of these (aiobotocore, httpx's ``aiter_bytes()``):
             an async iterable gives an async generator of the same chunks. When decoding
             stops before the source's end (the caller breaks off, an error), the source
             is closed.
@@ -83,6 +87,7 @@ def decode_stream(
     if isinstance(events, Mapping) and "stream" in events:
         source = events["stream"]
         state.outer = {key: value for key, value in events.items() if key != "stream"}
+    source = raw_body(source)
     chunks: Iterator[AssistantMessageChunk] | AsyncGenerator[AssistantMessageChunk, None]
     chunks = drive(
         source,
@@ -92,6 +97,86 @@ def decode_stream(
         step=state.event,
     )
     return chunks
+
+
+# ================================================================ raw bodies
+
+_BLOBS = (bytes, bytearray, memoryview)
+
+
+def raw_body(source: Any) -> Any:
+    """``source``, with a raw event-stream body (``bytes`` pieces) read into events.
+
+    A body is known by its first item (``bytes``; the SSE reader of
+    ``drive`` would take it otherwise); any other source passes as it is: a list
+    or tuple of events unwrapped, an iterator through a thin generator that looks
+    at its first item only when the first chunk is asked for.
+    """
+    if isinstance(source, _BLOBS):
+        return _sync_body((source,))
+    if type(source) is list or type(source) is tuple:
+        return _sync_body(source) if source and isinstance(source[0], _BLOBS) else source
+    if isinstance(source, AsyncIterable):
+        return _async_body(source)
+    if isinstance(source, Iterable) and not isinstance(source, (str, Mapping)):
+        return _sync_body(source)
+    return source
+
+
+def _sync_body(source: Iterable[Any]) -> Iterator[Any]:
+    """The events of a sync source: parsed from its pieces when it is a raw body."""
+    iterator = iter(source)
+    finished = False
+    try:
+        first = next(iterator, _NOTHING)
+        if first is _NOTHING:
+            finished = True
+            return
+        if not isinstance(first, _BLOBS):
+            yield first
+            yield from iterator
+            finished = True
+            return
+        reader = EventStreamReader()
+        yield from reader.feed(first)
+        for piece in iterator:
+            yield from reader.feed(piece)
+        finished = True
+        reader.end()
+    finally:
+        if not finished:
+            close_source(source, iterator)
+
+
+async def _async_body(source: AsyncIterable[Any]) -> AsyncGenerator[Any, None]:
+    """The events of an async source: parsed from its pieces when it is a raw body."""
+    iterator = aiter(source)
+    finished = False
+    try:
+        first = await anext(iterator, _NOTHING)
+        if first is _NOTHING:
+            finished = True
+            return
+        if not isinstance(first, _BLOBS):
+            yield first
+            async for event in iterator:
+                yield event
+            finished = True
+            return
+        reader = EventStreamReader()
+        for event in reader.feed(first):
+            yield event
+        async for piece in iterator:
+            for event in reader.feed(piece):
+                yield event
+        finished = True
+        reader.end()
+    finally:
+        if not finished:
+            await aclose_source(source, iterator)
+
+
+_NOTHING: Any = object()
 
 
 # ================================================================ state machine
