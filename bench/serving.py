@@ -22,7 +22,10 @@ Standard library, chatschema and the SDKs; nothing here asserts on time.
 
 from __future__ import annotations
 
+import datetime
 import json
+import struct
+import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -181,6 +184,90 @@ def _responses(message: AssistantMessage, made: Callable[[str], str]) -> dict[st
     }
 
 
+def _chat(message: AssistantMessage) -> dict[str, Any]:
+    reply: dict[str, Any] = {"role": "assistant", "content": _text(message), "refusal": None}
+    if message.tool_calls:
+        reply["tool_calls"] = [
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": _dumps(call.arguments)},
+            }
+            for call in message.tool_calls
+        ]
+    usage = message.usage
+    assert usage is not None
+    return {
+        "id": message.response_id,
+        "object": "chat.completion",
+        "created": CREATED,
+        "model": message.model,
+        "choices": [
+            {
+                "index": 0,
+                "message": reply,
+                "logprobs": None,
+                "finish_reason": "tool_calls" if message.tool_calls else "stop",
+            }
+        ],
+        "usage": {
+            "prompt_tokens": usage.input_tokens,
+            "completion_tokens": usage.output_tokens,
+            "total_tokens": usage.total_tokens,
+        },
+    }
+
+
+_CREATE_TIME = datetime.datetime.fromtimestamp(CREATED, datetime.timezone.utc).strftime(
+    "%Y-%m-%dT%H:%M:%S.%fZ"
+)
+
+
+def _gemini(message: AssistantMessage) -> dict[str, Any]:
+    parts: list[dict[str, Any]] = []
+    text = _text(message)
+    if text:
+        parts.append({"text": text})
+    for call in message.tool_calls:
+        parts.append({"functionCall": {"name": call.name, "args": call.arguments, "id": call.id}})
+    usage = message.usage
+    assert usage is not None
+    return {
+        "candidates": [{"content": {"parts": parts, "role": "model"}, "finishReason": "STOP"}],
+        "usageMetadata": {
+            "promptTokenCount": usage.input_tokens,
+            "candidatesTokenCount": usage.output_tokens,
+            "totalTokenCount": usage.total_tokens,
+        },
+        "modelVersion": message.model,
+        "createTime": _CREATE_TIME,
+        "responseId": message.response_id,
+    }
+
+
+def _converse(message: AssistantMessage) -> dict[str, Any]:
+    content: list[dict[str, Any]] = []
+    text = _text(message)
+    if text:
+        content.append({"text": text})
+    for call in message.tool_calls:
+        content.append(
+            {"toolUse": {"toolUseId": call.id, "name": call.name, "input": call.arguments}}
+        )
+    usage = message.usage
+    assert usage is not None
+    return {
+        "output": {"message": {"role": "assistant", "content": content}},
+        "stopReason": "tool_use" if message.tool_calls else "end_turn",
+        "usage": {
+            "inputTokens": usage.input_tokens,
+            "outputTokens": usage.output_tokens,
+            "totalTokens": usage.total_tokens,
+        },
+        "metrics": {"latencyMs": 0},
+    }
+
+
 def _seeded(fmt: str) -> Callable[[str], str]:
     """The ids ``encode_response`` makes with ``OPTIONS``'s seed (item ids: 50 hex)."""
     reply = Reply.resolve(fmt, OPTIONS)
@@ -188,6 +275,9 @@ def _seeded(fmt: str) -> Callable[[str], str]:
 
 
 FLOORS: dict[str, Callable[[AssistantMessage], dict[str, Any]]] = {
+    "bedrock_converse": _converse,
+    "gemini": _gemini,
+    "openai_chat": _chat,
     "anthropic": _anthropic,
     "openai_responses": lambda message: _responses(message, _seeded("openai_responses")),
 }
@@ -206,7 +296,55 @@ def _named(event: dict[str, Any]) -> bytes:
     return b"event: " + event["type"].encode() + b"\ndata: " + dumps(event) + b"\n\n"
 
 
+def _chat_delta(text: str) -> dict[str, Any]:
+    return {
+        "id": "msg_" + "0" * 24,
+        "object": "chat.completion.chunk",
+        "created": CREATED,
+        "model": MODEL,
+        "choices": [
+            {"index": 0, "delta": {"content": text}, "logprobs": None, "finish_reason": None}
+        ],
+    }
+
+
+def _gemini_delta(text: str) -> dict[str, Any]:
+    return {
+        "candidates": [{"content": {"parts": [{"text": text}], "role": "model"}}],
+        "modelVersion": MODEL,
+        "createTime": _CREATE_TIME,
+        "responseId": "msg_" + "0" * 24,
+    }
+
+
+def _event_stream_headers(name: str) -> bytes:
+    out = b""
+    for key, value in (
+        (":event-type", name),
+        (":content-type", "application/json"),
+        (":message-type", "event"),
+    ):
+        out += bytes([len(key)]) + key.encode() + b"\x07" + struct.pack(">H", len(value))
+        out += value.encode()
+    return out
+
+
+_DELTA_HEADERS = _event_stream_headers("contentBlockDelta")
+
+
+def _converse_frame(text: str) -> bytes:
+    """A ``contentBlockDelta`` as one AWS event-stream message, written plainly."""
+    payload = dumps({"delta": {"text": text}, "contentBlockIndex": 0})
+    total = 12 + len(_DELTA_HEADERS) + len(payload) + 4
+    prelude = struct.pack(">II", total, len(_DELTA_HEADERS))
+    message = prelude + struct.pack(">I", zlib.crc32(prelude)) + _DELTA_HEADERS + payload
+    return message + struct.pack(">I", zlib.crc32(message))
+
+
 STREAM_FLOORS: dict[str, Callable[[str], bytes]] = {
+    "bedrock_converse": _converse_frame,
+    "gemini": lambda text: b"data: " + dumps(_gemini_delta(text)) + b"\r\n\r\n",
+    "openai_chat": lambda text: b"data: " + dumps(_chat_delta(text)) + b"\n\n",
     "anthropic": lambda text: _named(_anthropic_delta(text)),
 }
 """Each format's text-delta event, framed: the floor of the stream writer."""
@@ -218,6 +356,18 @@ def sdk_objects(fmt: str, bodies: list[dict[str, Any]]) -> list[Any] | None:
         from anthropic.types import Message
 
         return [Message.model_validate(body) for body in bodies]
+    if fmt == "gemini":
+        from google.genai.types import GenerateContentResponse
+
+        return [GenerateContentResponse.model_validate(body) for body in bodies]
+    if fmt == "openai_chat":
+        from openai.types.chat import ChatCompletion
+
+        return [ChatCompletion.model_validate(body) for body in bodies]
+    if fmt == "openai_responses":
+        from openai.types.responses import Response
+
+        return [Response.model_validate(body) for body in bodies]
     return None
 
 

@@ -40,6 +40,7 @@ from typing import Any, Protocol, TypedDict, cast, get_args
 from chatschema_models.chunk import AssistantMessageChunk
 from chatschema_models.message import AssistantMessage
 
+from chatschema._arguments import json_text
 from chatschema.errors import ConversionError, OptionError, UnsupportedContentError
 from chatschema.providers._common.drive import aclose_source, close_source, is_async
 from chatschema.providers._common.options import UnsupportedPolicy
@@ -229,8 +230,8 @@ def as_chunk(message: AssistantMessage) -> AssistantMessageChunk:
 
     Content blocks carry their position as ``index``; each tool call becomes one
     complete tool-call fragment (arguments as JSON text) indexed by its own ``index``
-    when the message recorded one (the position the provider gave it), else by its
-    position among the tool calls. Invalid tool calls follow as fragments of their
+    when the message recorded one (the position the provider gave it), else after
+    the content blocks, in order. Invalid tool calls follow as fragments of their
     raw arguments (they assemble back to invalid calls; the ``error`` text is the
     assembler's own).
     """
@@ -242,7 +243,9 @@ def as_chunk(message: AssistantMessage) -> AssistantMessageChunk:
     calls = data.pop("tool_calls", None) or []
     invalid = data.pop("invalid_tool_calls", None) or []
     fragments = []
-    numbered = [{"index": position, **call} for position, call in enumerate(calls)]
+    blocks = content if isinstance(content, list) else [content] if content else []
+    # a call without its recorded position comes after the content, as encoders write it
+    numbered = [{"index": len(blocks) + at, **call} for at, call in enumerate(calls)]
     spare = max((call["index"] for call in numbered), default=-1) + 1
     spare = max([spare, *(call["index"] + 1 for call in invalid if "index" in call)])
     for call in [*numbered, *invalid]:
@@ -264,9 +267,10 @@ def as_chunk(message: AssistantMessage) -> AssistantMessageChunk:
 
 
 def _arguments_text(arguments: Any) -> str:
+    """Arguments as the codecs write them in requests (``_arguments.json_text``)."""
     if isinstance(arguments, str):
         return arguments
-    return _encode({} if arguments is None else arguments)
+    return json_text({} if arguments is None else arguments)
 
 
 def _validated_chunk(value: Any, position: int, provider: str) -> AssistantMessageChunk:
@@ -338,13 +342,20 @@ def _write(
 ) -> Iterator[Any]:
     iterator = iter(source)
     finished = False
+    feed, chunk_class, position = writer.feed, AssistantMessageChunk, 0
     try:
-        for position, item in enumerate(iterator):
-            events = writer.feed(_validated_chunk(item, position, provider))
-            if frame is None:
-                yield from events
-            else:
-                for event in events:
+        if frame is None:
+            for item in iterator:
+                if type(item) is not chunk_class:
+                    item = _validated_chunk(item, position, provider)
+                position += 1
+                yield from feed(item)
+        else:
+            for item in iterator:
+                if type(item) is not chunk_class:
+                    item = _validated_chunk(item, position, provider)
+                position += 1
+                for event in feed(item):
                     yield frame(event)
         finished = True
     finally:
