@@ -66,7 +66,8 @@ fuzz: $(STAMP)
 	$(PY) tests/recordings/build.py
 	CHATSCHEMA_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) CHATSCHEMA_FUZZ_REPORT=fuzz-report.json \
 		$(PY) -m pytest -q -p no:cacheprovider tests/test_fuzz.py \
-		tests/test_roundtrip_properties.py tests/test_secrets.py tests/test_variations.py
+		tests/test_roundtrip_properties.py tests/test_secrets.py tests/test_variations.py \
+		tests/test_reply_properties.py
 	@cat fuzz-report.json
 
 demo: generate

@@ -322,3 +322,67 @@ def validate_request(provider: str, payload: dict[str, Any]) -> None:
     # plain JSON data only (and Converse's blobs, bytes)
     json.dumps(payload, default=_bytes_only if provider == "bedrock_converse" else None)
     _VALIDATORS[provider](payload)
+
+
+# ------------------------------------------------------------------ responses
+
+
+def _response_openai_chat(body: dict[str, Any]) -> None:
+    from openai.types.chat import ChatCompletion
+
+    ChatCompletion.model_validate(body)
+
+
+def _response_openai_responses(body: dict[str, Any]) -> None:
+    from openai.types.responses import Response
+
+    Response.model_validate(body)
+
+
+def _response_anthropic(body: dict[str, Any]) -> None:
+    from anthropic.types import Message
+
+    Message.model_validate(body)
+
+
+def _response_gemini(body: dict[str, Any]) -> None:
+    from google.genai.types import GenerateContentResponse
+
+    GenerateContentResponse.model_validate(body)  # camelCase aliases; unknown keys refused
+
+
+def _response_bedrock_converse(body: dict[str, Any]) -> None:
+    """botocore reads the body as its client does: the Converse output shape."""
+    from botocore.parsers import RestJSONParser
+
+    response = {"status_code": 200, "headers": {}, "body": json.dumps(body).encode()}
+    parsed = RestJSONParser().parse(response, _bedrock_output_shape())
+    if "output" in body and "output" not in parsed:
+        raise AssertionError("botocore read no output from the Converse body")
+
+
+@cache
+def _bedrock_output_shape() -> Any:
+    import botocore.session
+
+    model = botocore.session.get_session().get_service_model("bedrock-runtime")
+    return model.operation_model("Converse").output_shape
+
+
+_RESPONSE_VALIDATORS: dict[str, Callable[[dict[str, Any]], None]] = {
+    "openai_chat": _response_openai_chat,
+    "openai_responses": _response_openai_responses,
+    "anthropic": _response_anthropic,
+    "gemini": _response_gemini,
+    "bedrock_converse": _response_bedrock_converse,
+}
+
+
+def validate_response(provider: str, body: dict[str, Any]) -> None:
+    """Assert that ``body`` (what ``encode_response`` returned) is a valid response body:
+    JSON data the official SDK's response type (botocore's parser for Bedrock) reads."""
+    json.dumps(body)
+    try:
+        _RESPONSE_VALIDATORS[provider](body)
+    except PydanticValidationError as error:
+        raise AssertionError(f"{provider} response does not validate:\n{error}") from None

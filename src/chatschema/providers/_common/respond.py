@@ -102,19 +102,25 @@ class Reply:
         if not options:
             return cls(provider)
         for name, value in options.items():
-            if name not in _REPLY_OPTIONS:
+            if name == "created":
+                good = type(value) is int or (isinstance(value, int) and type(value) is not bool)
+                expected = "a Unix time (int)"
+            elif name == "id_seed":
+                good = type(value) in (int, str) or (
+                    isinstance(value, int | str) and type(value) is not bool
+                )
+                expected = "an int or a str"
+            elif name == "unsupported":
+                good, expected = value in _POLICIES, f"one of {_POLICIES}"
+            elif name == "model":
+                good, expected = isinstance(value, str) and bool(value), "a non-empty str"
+            else:
                 raise OptionError(
                     f"unknown option {name!r} for {provider} responses; "
                     f"options: {', '.join(_REPLY_OPTIONS)}"
                 )
-            if name == "unsupported" and value not in _POLICIES:
-                raise OptionError(f"option unsupported={value!r}: expected one of {_POLICIES}")
-            if name == "id_seed" and (isinstance(value, bool) or not isinstance(value, int | str)):
-                raise OptionError(f"option id_seed={value!r}: expected an int or a str")
-            if name == "created" and (isinstance(value, bool) or not isinstance(value, int)):
-                raise OptionError(f"option created={value!r}: expected a Unix time (int)")
-            if name == "model" and (not isinstance(value, str) or not value):
-                raise OptionError(f"option model={value!r}: expected a non-empty str")
+            if not good:
+                raise OptionError(f"option {name}={value!r}: expected {expected}")
         return cls(provider, **options)
 
     def new_id(self, prefix: str = "", length: int = 24, alphabet: str = ALPHANUMERIC) -> str:
