@@ -10,9 +10,9 @@ as its four events at once. ``response.completed`` (or ``incomplete`` /
 data that arrives for an item already closed (a reasoning item's
 ``encrypted_content``, which ``decode_stream`` gives at the end) is in it.
 
-Text deltas for the open text part take a fast path: the event dict is built
-inline, nothing validated (``tests/providers/openai_responses/test_write.py``
-measures it).
+Text deltas for the open text part take a fast path: the event dict is a copy
+of the part's delta event made when the part opened, nothing validated
+(``tests/providers/openai_responses/test_write.py`` measures it).
 """
 
 from __future__ import annotations
@@ -86,8 +86,8 @@ class Writer:
         self.string: tuple[Item, Part] | None = None  # where string content goes
         self.opened = 0  # blocks and calls opened (the item position of the next)
         # the open text part the fast path appends to: key (None: the string part),
-        # its text pieces, content_index, item id, output_index
-        self.hot: tuple[_Key | None, list[str], int, str, int] | None = None
+        # its text pieces, and its delta event (copied per delta, see ``open_block``)
+        self.hot: tuple[_Key | None, list[str], dict[str, Any]] | None = None
         # message-level fields, merged as ChunkAccumulator merges them
         self.fields: dict[str, Any] = {}
         self.merged: dict[str, dict[str, Any]] = {}
@@ -107,8 +107,8 @@ class Writer:
         content = values["content"]
         hot = self.hot
         if hot is not None and chunk.__pydantic_fields_set__ <= _DELTA:
-            # the fast path: a text delta of the open text part, its event built inline
-            key, texts, content_index, item_id, output_index = hot
+            # the fast path: a text delta of the open text part, its event a template's copy
+            key, texts, template = hot
             text: Any = None
             if content.__class__ is list:
                 if len(content) == 1 and key is not None:
@@ -126,19 +126,12 @@ class Writer:
                 if not text:
                     return []
                 texts.append(text)
-                seq = self.seq
-                self.seq = seq + 1
-                return [
-                    {
-                        "type": "response.output_text.delta",
-                        "content_index": content_index,
-                        "delta": text,
-                        "item_id": item_id,
-                        "logprobs": [],
-                        "output_index": output_index,
-                        "sequence_number": seq,
-                    }
-                ]
+                event = template.copy()  # (a copy is cheaper than a 7-key literal)
+                event["delta"] = text
+                event["logprobs"] = []
+                event["sequence_number"] = self.seq
+                self.seq += 1
+                return [event]
         if self.finished:
             raise ConversionError(
                 "a chunk came after the stream's last one (chunk_position='last')",
@@ -405,7 +398,16 @@ class Writer:
         )
         self.hot = None
         if isinstance(block, TextBlock) and (key is not None or string):
-            self.hot = (key, part.appended["text"], content_index, current.id, current.index)
+            template = {
+                "type": "response.output_text.delta",
+                "content_index": content_index,
+                "delta": "",
+                "item_id": current.id,
+                "logprobs": None,
+                "output_index": current.index,
+                "sequence_number": 0,
+            }
+            self.hot = (key, part.appended["text"], template)
         if string:
             self.string = (current, part)
         self.update(current, part, block, events)

@@ -228,9 +228,18 @@ def usage_json(usage: Usage | None) -> dict[str, Any] | None:
     """
     if usage is None:
         return None
+    details = usage.input_token_details
+    if details is None and usage.output_token_details is None:
+        # the common usage (counts only), written directly: the same as below
+        return {
+            "input_tokens": usage.input_tokens,
+            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+            "output_tokens": usage.output_tokens,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": usage.total_tokens,
+        }
     inputs: dict[str, Any] = {}
     ttls: dict[str, int] = {}
-    details = usage.input_token_details
     for key, value in _counts(details).items():
         if key == "cache_read":
             inputs["cached_tokens"] = value

@@ -3,19 +3,20 @@
 The mirror of :func:`~.decode.decode_response` and :func:`~.stream.decode_stream`:
 what they read comes back out (``encode_response(decode_response(body))`` is the
 body, ``null`` members aside). The items are written by :mod:`.output`, the
-stream's events by :mod:`.events`.
+stream's events by :mod:`.events`; the common reply (string content, tool calls
+without extras of this format) by :func:`_plain_response`, directly.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterable, Iterable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterable, Callable, Iterable, Iterator
 from typing import Any, overload
 
 from chatschema_models.chunk import AssistantMessageChunk
 from chatschema_models.message import AssistantMessage
 from typing_extensions import Unpack
 
-from chatschema.providers._common import arguments_text, content_blocks
+from chatschema.providers._common import arguments_text, content_blocks, json_text
 from chatschema.providers._common.respond import (
     Reply,
     ReplyOptions,
@@ -60,6 +61,8 @@ def encode_response(message: Any, **options: Unpack[ReplyOptions]) -> dict[str, 
     """
     msg = as_message(message, NAME)
     reply = Reply.resolve(NAME, dict(options))
+    if _is_plain(msg):
+        return _plain_response(msg, reply)
     response_id = msg.response_id or new_item_id(reply, "resp_")  # (made first, as streamed)
     output = Items(reply).message(msg)
     status, _, _ = status_of(msg)
@@ -72,6 +75,74 @@ def encode_response(message: Any, **options: Unpack[ReplyOptions]) -> dict[str, 
         output=output,
         usage=usage_json(msg.usage),
     )
+
+
+def _is_plain(message: AssistantMessage) -> bool:
+    """Whether ``message`` takes :func:`_plain_response`, the common reply's fast path.
+
+    The shapes: string content; tool calls without ``index`` or extras of this
+    format; no invalid tool calls; no extras or response metadata of this format.
+    """
+    if message.content.__class__ is not str or message.invalid_tool_calls:
+        return False
+    extras, metadata = message.extras, message.response_metadata
+    if (extras and extras.get(NAME) is not None) or (metadata and metadata.get(NAME) is not None):
+        return False
+    for call in message.tool_calls:
+        extras = call.extras
+        if call.index is not None or (extras and extras.get(NAME) is not None):
+            return False
+    return True
+
+
+def _plain_response(message: AssistantMessage, reply: Reply) -> dict[str, Any]:
+    """The body of a message of :func:`_is_plain`'s shapes, written directly.
+
+    The same body as the general path (``Items`` and ``head``) writes, its ids made
+    in the same order: the response's, the message item's, each call's ``fc_``.
+    """
+    response_id = message.response_id or new_item_id(reply, "resp_")
+    output: list[dict[str, Any]] = []
+    text = message.content
+    if text:
+        part = {"type": "output_text", "annotations": [], "text": text}
+        output.append(
+            {
+                "id": new_item_id(reply, "msg_"),
+                "type": "message",
+                "status": "completed",
+                "content": [part],
+                "role": "assistant",
+            }
+        )
+    for call in message.tool_calls:
+        # API reference, "function_call" output item: id, type, status, arguments ...
+        output.append(
+            {
+                "id": new_item_id(reply, "fc_"),
+                "type": "function_call",
+                "status": "completed",
+                "arguments": json_text(call.arguments),
+                "call_id": call.id,
+                "name": call.name,
+            }
+        )
+    status, details, error = status_of(message)
+    # the keys in BODY_ORDER's order, the request echoes at their defaults (ECHO_DEFAULTS)
+    return {
+        "id": response_id,
+        "object": "response",
+        "created_at": reply.now(),
+        "status": status,
+        "error": error,
+        "incomplete_details": details,
+        "model": reply.model_of(message.model),
+        "output": output,
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "usage": usage_json(message.usage),
+    }
 
 
 @overload
@@ -120,11 +191,18 @@ def encode_stream(
 
 _PREFIXES: dict[str, bytes] = {}
 
+_orjson_dumps: Callable[[Any], bytes] | None
+try:  # orjson when installed (the ``fast`` extra), as ``respond.dumps`` uses it
+    from orjson import dumps as _orjson_dumps
+except ImportError:  # pragma: no cover - dumps' stdlib encoder
+    _orjson_dumps = None
+
 
 def frame(event: dict[str, Any]) -> bytes:
     """An event as ``frame_named`` frames it, each type's ``event:`` line made once.
 
-    (The hot path of a text stream; the bytes are ``frame_named``'s.)
+    (The hot path of a text stream: orjson called directly, ``dumps`` where it
+    refuses a value; the bytes are ``frame_named``'s.)
     """
     name: str = event["type"]
     prefix = _PREFIXES.get(name)
@@ -132,6 +210,11 @@ def frame(event: dict[str, Any]) -> bytes:
         if len(_PREFIXES) > 256:  # (event types are few; unknown names are not kept)
             return frame_named(event)
         prefix = _PREFIXES[name] = b"event: " + name.encode() + b"\ndata: "
+    if _orjson_dumps is not None:
+        try:
+            return prefix + _orjson_dumps(event) + b"\n\n"
+        except TypeError:  # an int beyond 64 bits ...: the stdlib's encoder (dumps)
+            pass
     return prefix + dumps(event) + b"\n\n"
 
 
