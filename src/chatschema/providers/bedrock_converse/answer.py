@@ -98,6 +98,12 @@ def wire_usage(usage: Usage | None, metadata: dict[str, Any]) -> dict[str, Any]:
     The counts Converse has no name for (reasoning, audio) are not written; those a
     decoded response kept (``serverToolUsage``, ``cacheDetails`` ...) go back.
     """
+    if usage is not None and usage.input_token_details is None and "usage" not in metadata:
+        return {  # the common case: the three counts (no cache counts to take out)
+            "inputTokens": max(usage.input_tokens, 0),
+            "outputTokens": usage.output_tokens,
+            "totalTokens": usage.total_tokens,
+        }
     out: dict[str, Any]
     if usage is None:
         out = {"inputTokens": 0, "outputTokens": 0, "totalTokens": 0}

@@ -17,7 +17,7 @@ from __future__ import annotations
 import copy
 import struct
 import zlib
-from typing import Any, cast
+from typing import Any, Final
 
 from chatschema_models.chunk import AssistantMessageChunk
 from chatschema_models.content import (
@@ -58,6 +58,10 @@ except ImportError:  # pragma: no cover - every event through frame_event
     _orjson = None
 
 _DELTA_FIELDS = (frozenset({"role", "content"}), frozenset({"content"}))
+_STRING_KEY = ("string",)
+"""The merge key of string content (text deltas as strings)."""
+_STRING: Final = object()
+"""``StreamWriter._fast`` when the open text block is string content's."""
 _TEXT_FIELDS = frozenset({"type", "text", "index"})
 _START_KEYS = ("toolUseId", "name", "type")
 """ToolUseBlockStart members (botocore): what a tool call's start can carry."""
@@ -105,7 +109,8 @@ class StreamWriter:
         self._closed = False
         self._blocks: dict[Any, _Wire] = {}  # chunk key -> its wire block
         self._current: _Wire | None = None  # the open block
-        self._fast: int | None = None  # the chunk index of the open block, a text one
+        # the open block when a text one: its chunk index, or _STRING (string content)
+        self._fast: object = None
         self._fast_index = 0  # and its contentBlockIndex
         self._fast_tail = b""  # and the end of its text deltas' payload
         self._count = 0  # blocks opened
@@ -122,27 +127,38 @@ class StreamWriter:
 
     def feed(self, chunk: AssistantMessageChunk) -> list[dict[str, Any]]:
         """The events of one chunk, in order."""
-        fast = self._fast
-        if fast is not None:  # a text delta of the open text block: the fast path
-            content = chunk.__dict__["content"]
-            if (
-                type(content) is list
-                and len(content) == 1
-                and chunk.__pydantic_fields_set__ in _DELTA_FIELDS
-            ):
-                block = content[0]
-                values = block.__dict__
-                if (
-                    values.get("index") == fast
-                    and type(block) is TextBlock
-                    and block.__pydantic_fields_set__ == _TEXT_FIELDS
-                ):
-                    text = values["text"]
-                    if not text:
-                        return []
-                    delta = {"delta": {"text": text}, "contentBlockIndex": self._fast_index}
-                    return [{"contentBlockDelta": delta}]
+        if self._fast is not None:  # a text delta of the open text block: the fast path
+            text = self.fast_text(chunk)
+            if text is not None:
+                if not text:
+                    return []
+                delta = {"delta": {"text": text}, "contentBlockIndex": self._fast_index}
+                return [{"contentBlockDelta": delta}]
         return self._general(chunk)
+
+    def fast_text(self, chunk: AssistantMessageChunk) -> str | None:
+        """The text of a chunk that only adds text to the open text block, else None.
+
+        Such a chunk sets ``content`` (and ``role``) only, and its content is a string
+        continuing string content, or one text block (``type``, ``text``, ``index``
+        only) of the open block's index: its one event is a text delta.
+        """
+        if chunk.__pydantic_fields_set__ not in _DELTA_FIELDS:
+            return None
+        content = chunk.__dict__["content"]
+        if type(content) is str:
+            return content if self._fast is _STRING else None
+        if type(content) is list and len(content) == 1:
+            block = content[0]
+            values = block.__dict__
+            if (
+                values.get("index") == self._fast
+                and type(block) is TextBlock
+                and block.__pydantic_fields_set__ == _TEXT_FIELDS
+            ):
+                text: str = values["text"]
+                return text
+        return None
 
     def end(self) -> list[dict[str, Any]]:
         """``messageStop`` and ``metadata``, unless the last chunk sent them."""
@@ -280,8 +296,13 @@ class StreamWriter:
 
     def _text(self, key: Any, text: str, annotations: Any, out: list[dict[str, Any]]) -> None:
         wire, new = self._open(key, "text", out)
-        if new and len(key) == 2 and key[1] == "text" and type(key[0]) is int:
-            self._fast, self._fast_index = key[0], wire.index
+        if new and (
+            key == _STRING_KEY or (len(key) == 2 and key[1] == "text" and type(key[0]) is int)
+        ):
+            # the block later text deltas continue (fast_text): string content, or
+            # an indexed text block
+            self._fast = _STRING if key == _STRING_KEY else key[0]
+            self._fast_index = wire.index
             self._fast_tail = b'},"contentBlockIndex":%d}' % wire.index
         if text or (new and not annotations):
             # a block that opens empty still opens (Bedrock's own `{"text": ""}` delta)
@@ -455,33 +476,20 @@ class FramedWriter:
     def feed(self, chunk: AssistantMessageChunk) -> list[Any]:
         """The messages of one chunk's events, in order."""
         writer = self._writer
-        fast = writer._fast
-        if fast is not None:
-            content = chunk.__dict__["content"]
-            if (
-                type(content) is list
-                and len(content) == 1
-                and chunk.__pydantic_fields_set__ in _DELTA_FIELDS
-            ):
-                block = content[0]
-                values = block.__dict__
-                if (
-                    values.get("index") == fast
-                    and type(block) is TextBlock
-                    and block.__pydantic_fields_set__ == _TEXT_FIELDS
-                ):
-                    text = values["text"]
-                    if not text:
-                        return []
-                    try:
-                        payload = _TEXT_DELTA + _dumps_text(text) + writer._fast_tail
-                    except TypeError:  # text orjson refuses (a lone surrogate)
-                        return [frame_event(event) for event in writer.feed(chunk)]
-                    size, known = self._heads
-                    total = size + len(payload) + 16
-                    found = known.get(total)
-                    head, crc = found if found is not None else head_of("contentBlockDelta", total)
-                    return [head + payload + _UINT32(zlib.crc32(payload, crc))]
+        if writer._fast is not None:
+            text = writer.fast_text(chunk)
+            if text is not None:
+                if not text:
+                    return []
+                try:
+                    payload = _TEXT_DELTA + _dumps_text(text) + writer._fast_tail
+                except TypeError:  # text orjson refuses (a lone surrogate)
+                    return [frame_event(event) for event in writer.feed(chunk)]
+                size, known = self._heads
+                total = size + len(payload) + 16
+                found = known.get(total)
+                head, crc = found if found is not None else head_of("contentBlockDelta", total)
+                return [head + payload + _UINT32(zlib.crc32(payload, crc))]
         return [frame_event(event) for event in writer._general(chunk)]
 
     def end(self) -> list[Any]:
@@ -494,10 +502,12 @@ _TEXT_DELTA = b'{"delta":{"text":'
 _UINT32 = struct.Struct(">I").pack
 
 
-def _dumps_text(text: str) -> bytes:
-    if _orjson is None:  # pragma: no cover - without orjson: the stdlib's encoder
-        raise TypeError("no orjson")
-    return cast(bytes, _orjson.dumps(text))
+def _no_orjson(text: str) -> bytes:
+    raise TypeError("no orjson")  # pragma: no cover - without orjson: frame_event
+
+
+_dumps_text: Any = _orjson.dumps if _orjson is not None else _no_orjson
+"""A text as JSON (orjson's, called directly: the hot path); TypeError without orjson."""
 
 
 def _call_index(call: ToolCallChunk) -> int:

@@ -14,6 +14,7 @@ from collections.abc import AsyncGenerator, AsyncIterable, Iterable, Iterator
 from typing import Any, overload
 
 from chatschema_models.chunk import AssistantMessageChunk
+from chatschema_models.content import TextBlock
 from chatschema_models.message import AssistantMessage
 from chatschema_models.tool import ToolCallChunk
 from typing_extensions import Unpack
@@ -35,12 +36,11 @@ from chatschema.providers.bedrock_converse.answer import (
 )
 from chatschema.providers.bedrock_converse.events import FramedWriter, StreamWriter
 from chatschema.providers.bedrock_converse.eventstream import frame_event
-from chatschema.providers.bedrock_converse.wire import NAME
+from chatschema.providers.bedrock_converse.wire import ID, NAME
 
 __all__ = ["encode_response", "encode_stream"]
 
 
-@guarded(NAME)
 def encode_response(message: Any, **options: Unpack[ReplyOptions]) -> dict[str, Any]:
     """A message as the body of a ``converse`` response (the REST API's JSON).
 
@@ -64,8 +64,26 @@ def encode_response(message: Any, **options: Unpack[ReplyOptions]) -> dict[str, 
         ConversionError: for a value that is not an assistant message.
         OptionError: for an unknown option or a bad value.
     """
-    msg = as_message(message, NAME)
+    if type(message) is not AssistantMessage:  # its JSON data (parsed under the guard)
+        return _parsed(message, dict(options))
     reply = Reply.resolve(NAME, dict(options))
+    # the common reply outside the guard: nothing it writes is parsed or walked deeply
+    plain = _plain_body(message)
+    return plain if plain is not None else _answer(message, reply)
+
+
+@guarded(NAME)
+def _parsed(message: Any, options: dict[str, Any]) -> dict[str, Any]:
+    """``encode_response`` of anything but an ``AssistantMessage``."""
+    msg = as_message(message, NAME)
+    reply = Reply.resolve(NAME, options)
+    plain = _plain_body(msg)
+    return plain if plain is not None else _answer(msg, reply)
+
+
+@guarded(NAME)
+def _answer(msg: AssistantMessage, reply: Reply) -> dict[str, Any]:
+    """The general path of ``encode_response``: every shape, through ``Answer``."""
     answer = Answer(reply, msg)
     wire: dict[str, Any] = {"role": "assistant", "content": answer.content(msg)}
     kept = metadata_of(msg)
@@ -84,6 +102,50 @@ def encode_response(message: Any, **options: Unpack[ReplyOptions]) -> dict[str, 
     body["metrics"] = rest.pop("metrics", None) or {"latencyMs": 0}
     body.update(rest)
     return body
+
+
+def _plain_body(msg: AssistantMessage) -> dict[str, Any] | None:
+    """The body of a common reply, written directly; None for every other message.
+
+    The shapes it takes: content a string or plain text blocks (no extras,
+    annotations or cache control), tool calls without extras or recorded ``index``
+    whose ids Converse takes as they are (``wire.ID``), no invalid tool calls,
+    nothing kept in ``response_metadata["bedrock_converse"]``. It writes what the
+    general path (``Answer``) writes for them: the text blocks, then the
+    ``toolUse`` blocks in order.
+    """
+    if msg.invalid_tool_calls or metadata_of(msg):
+        return None
+    content: list[dict[str, Any]] = []
+    text = msg.content
+    if type(text) is str:
+        if text:
+            content.append({"text": text})
+    else:
+        for block in text:
+            if (
+                type(block) is not TextBlock
+                or block.extras
+                or block.annotations
+                or block.cache_control is not None
+            ):
+                return None
+            content.append({"text": block.text})
+    calls = msg.tool_calls
+    for call in calls:
+        if call.extras or call.index is not None or not ID.fullmatch(call.id):
+            return None
+        content.append(
+            {"toolUse": {"toolUseId": call.id, "name": call.name, "input": call.arguments}}
+        )
+    return {
+        "output": {"message": {"role": "assistant", "content": content}},
+        "stopReason": stop_reason(
+            msg.raw_finish_reason, msg.finish_reason, msg.provider, bool(calls)
+        ),
+        "usage": wire_usage(msg.usage, {}),
+        "metrics": {"latencyMs": 0},
+    }
 
 
 @overload

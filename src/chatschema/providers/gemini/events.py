@@ -30,7 +30,7 @@ from chatschema_models.usage import Usage
 from chatschema._arguments import parse_arguments
 from chatschema._usage import add_usage
 from chatschema.providers._common import content_blocks, extras_of
-from chatschema.providers._common.respond import Reply, _arguments_text
+from chatschema.providers._common.respond import Reply, _arguments_text, dumps
 from chatschema.providers.gemini.encode import _merged
 from chatschema.providers.gemini.wire import CONTROL_KEYS, DATA_FIELDS, NAME
 from chatschema.providers.gemini.write import (
@@ -149,8 +149,7 @@ class Writer:
         self.reply = reply
         self.parts = PartWriter(reply)
         self.tail: dict[str, Any] | None = None  # modelVersion, createTime?, responseId
-        self.model = self.response_id = ""
-        self.plain = False  # whether a text delta's event is the fast path's literal
+        self.plain = False  # whether a text delta's event is the candidate and the tail
         self.usage: Usage | None = None  # the running total
         self.usage_json: dict[str, Any] | None = None  # its usageMetadata
         self.texts: dict[tuple[int, str], _Text] = {}
@@ -163,25 +162,32 @@ class Writer:
 
     def feed(self, chunk: AssistantMessageChunk) -> list[dict[str, Any]]:
         """The event this chunk makes (none when it says nothing)."""
-        if self.tail is None:
-            self.start(chunk)
+        tail = self.tail
+        if tail is None:
+            tail = self.start(chunk)
+        text = self.plain_text(chunk)
+        if text is None:
+            return self.general(chunk)
+        if not text:
+            return []
+        self.candidates = True
+        if not self.plain:
+            return [self.event([{"text": text}], {}, _NOTHING)]
+        # what event() writes without usage or kept fields: the candidate, the tail
+        content = {"parts": [{"text": text}], "role": "model"}
+        return [{"candidates": [{"content": content}], **tail}]
+
+    def plain_text(self, chunk: AssistantMessageChunk) -> str | None:
+        """The text of a plain text delta (the hot path), else None.
+
+        A plain text delta has string content and no field but the message's own
+        (model, response id ...), and comes while no call is held: its event is one
+        text part.
+        """
         text = chunk.__dict__["content"]
-        if (
-            type(text) is str and chunk.__pydantic_fields_set__ <= _PLAIN and not self.calls
-        ):  # a plain text delta: the hot path
-            if not text:
-                return []
-            self.candidates = True
-            if not self.plain:
-                return [self.event([{"text": text}], {}, _NOTHING)]
-            return [
-                {
-                    "candidates": [{"content": {"parts": [{"text": text}], "role": "model"}}],
-                    "modelVersion": self.model,
-                    "responseId": self.response_id,
-                }
-            ]
-        return self.general(chunk)
+        if type(text) is str and chunk.__pydantic_fields_set__ <= _PLAIN and not self.calls:
+            return text
+        return None
 
     def end(self) -> list[dict[str, Any]]:
         """What is still held: a signature, calls without their last fragment."""
@@ -190,7 +196,7 @@ class Writer:
         parts += self.flush()
         return [self.event(parts, {}, _NOTHING)] if parts else []
 
-    def start(self, chunk: AssistantMessageChunk) -> None:
+    def start(self, chunk: AssistantMessageChunk) -> dict[str, Any]:
         """The fields every event carries, from the first chunk (else made)."""
         reply = self.reply
         kept = kept_of(chunk.response_metadata) or {}
@@ -201,9 +207,8 @@ class Writer:
         # GenerateContentResponse.responseId: always sent, 23 URL-safe base64 characters
         tail["responseId"] = chunk.response_id or reply.new_id("", 23, RESPONSE_ID_ALPHABET)
         self.tail = tail
-        self.model = tail["modelVersion"]
-        self.response_id = tail["responseId"]
-        self.plain = len(tail) == 2
+        self.plain = True  # (until usage is known)
+        return tail
 
     def general(self, chunk: AssistantMessageChunk) -> list[dict[str, Any]]:
         """The event of any chunk: its parts in part order, then its fields."""
@@ -400,6 +405,76 @@ class Writer:
             self.called = True
         return [camel(part) for part in parts]
 
+
+class FramedWriter:
+    """The writer of ``sse=True``: each event as its ``data:`` frame (bytes).
+
+    :class:`Writer`'s events framed by :func:`frame`; a plain text delta while no
+    usage is known (the hot path: most events of a stream) is framed straight from
+    its text, byte for byte what ``frame`` writes of its event (orjson's compact
+    JSON, keys in order), without building the event.
+    """
+
+    __slots__ = ("end_bytes", "writer")
+
+    def __init__(self, writer: Writer) -> None:
+        self.writer = writer
+        self.end_bytes: bytes | None = None  # the frame after the text (the tail's JSON)
+
+    def feed(self, chunk: AssistantMessageChunk) -> list[Any]:
+        """The frames of one chunk's events, in order."""
+        writer = self.writer
+        if writer.plain:  # (started, and no usage yet)
+            text = writer.plain_text(chunk)
+            if text is not None:
+                if not text:
+                    return []
+                try:
+                    data: bytes = _dumps_text(text)
+                    end = self.end_bytes
+                    if end is None:
+                        end = self.end_bytes = _AFTER_TEXT + _dumps_text(writer.tail)[1:] + _CRLF2
+                except TypeError:  # what orjson refuses (a lone surrogate): framed in full
+                    pass
+                else:
+                    writer.candidates = True
+                    return [_BEFORE_TEXT + data + end]
+        return [frame(event) for event in writer.feed(chunk)]
+
+    def end(self) -> list[Any]:
+        """The frames that close the stream."""
+        return [frame(event) for event in self.writer.end()]
+
+
+def frame(event: dict[str, Any]) -> bytes:
+    r"""One event of the ``?alt=sse`` body: ``data: <json>`` and ``\r\n\r\n``.
+
+    Gemini ends each event with CRLF line ends (the recorded ``alt=sse`` bodies).
+    """
+    if _orjson is not None:
+        try:
+            data: bytes = _orjson.dumps(event)
+            return b"data: " + data + _CRLF2
+        except TypeError:  # an int beyond 64 bits: the stdlib's encoder (dumps)
+            pass
+    return b"data: " + dumps(event) + _CRLF2
+
+
+def _no_orjson(value: Any) -> bytes:
+    raise TypeError("no orjson")  # pragma: no cover - every event through frame
+
+
+_orjson: Any
+try:  # orjson when installed (the ``fast`` extra), as ``respond.dumps`` uses it
+    import orjson as _orjson
+except ImportError:  # pragma: no cover - dumps' stdlib encoder
+    _orjson = None
+_dumps_text: Any = _orjson.dumps if _orjson is not None else _no_orjson
+_CRLF2: Final = b"\r\n\r\n"
+_BEFORE_TEXT: Final = b'data: {"candidates":[{"content":{"parts":[{"text":'
+"""A plain text delta's frame up to its text (orjson's compact form of the event)."""
+_AFTER_TEXT: Final = b'}],"role":"model"}}],'
+"""The frame after the text, up to the tail's fields."""
 
 _NOTHING: Final = Kept(None)
 """No kept metadata (read only)."""

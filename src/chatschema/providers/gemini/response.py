@@ -10,9 +10,10 @@ events (``events.py``), or the bytes of its ``?alt=sse`` body.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterable, Iterable, Iterator
-from typing import Any, cast, overload
+from typing import Any, overload
 
 from chatschema_models.chunk import AssistantMessageChunk
+from chatschema_models.content import TextBlock
 from chatschema_models.message import AssistantMessage
 from typing_extensions import Unpack
 
@@ -20,12 +21,12 @@ from chatschema.providers._common.respond import (
     Reply,
     ReplyOptions,
     as_message,
-    dumps,
     write_stream,
 )
-from chatschema.providers.gemini.events import Writer, message_chunk
+from chatschema.providers.gemini.events import FramedWriter, Writer, frame, message_chunk
 from chatschema.providers.gemini.wire import NAME
 from chatschema.providers.gemini.write import (
+    NEUTRAL_REASONS,
     RESPONSE_ID_ALPHABET,
     Kept,
     PartWriter,
@@ -33,6 +34,7 @@ from chatschema.providers.gemini.write import (
     camel,
     create_time,
     finish_reason,
+    fresh,
     has_calls,
     kept_of,
     usage_metadata,
@@ -67,6 +69,12 @@ def encode_response(message: Any, **options: Unpack[ReplyOptions]) -> dict[str, 
     """
     msg = as_message(message, NAME)
     reply = Reply.resolve(NAME, dict(options))
+    plain = _plain_body(msg, reply)
+    return plain if plain is not None else _general_body(msg, reply)
+
+
+def _general_body(msg: AssistantMessage, reply: Reply) -> dict[str, Any]:
+    """The body of any message: parts by ``PartWriter``, kept metadata back in place."""
     kept = Kept(kept_of(msg.response_metadata))
     parts = [camel(part) for part in PartWriter(reply).message_parts(msg)]
     reason = finish_reason(
@@ -104,6 +112,60 @@ def encode_response(message: Any, **options: Unpack[ReplyOptions]) -> dict[str, 
     # GenerateContentResponse.responseId: always sent, 23 URL-safe base64 characters
     body["responseId"] = msg.response_id or reply.new_id("", 23, RESPONSE_ID_ALPHABET)
     body.update(top)
+    return body
+
+
+def _plain_body(msg: AssistantMessage, reply: Reply) -> dict[str, Any] | None:
+    """The body of a common reply, written directly; None for every other message.
+
+    The shapes it takes: content a string or plain text blocks (no extras, no
+    annotations), tool calls without extras or recorded ``index``, no invalid tool
+    calls, nothing kept in ``response_metadata["gemini"]``. It writes what the
+    general path writes for them (the text parts, then one ``functionCall`` per call
+    with fresh ``args``; no promptFeedback, nothing kept to put back).
+    """
+    metadata = msg.response_metadata
+    if msg.invalid_tool_calls or (metadata and NAME in metadata):
+        return None
+    parts: list[dict[str, Any]] = []
+    content = msg.content
+    if type(content) is str:
+        if content:
+            parts.append({"text": content})
+    else:
+        for block in content:
+            if type(block) is not TextBlock or block.extras or block.annotations:
+                return None
+            if block.text:  # (an empty text says nothing: no part)
+                parts.append({"text": block.text})
+    for call in msg.tool_calls:
+        if call.extras or call.index is not None:
+            return None
+        function = {"name": call.name, "args": fresh(call.arguments), "id": call.id}
+        parts.append({"functionCall": function})
+    content_json: dict[str, Any] = {"parts": parts, "role": "model"} if parts else {"role": "model"}
+    candidate: dict[str, Any] = {"content": content_json}
+    neutral, raw = msg.finish_reason, msg.raw_finish_reason
+    if raw is not None:
+        candidate["finishReason"] = finish_reason(neutral, raw, None, calls=bool(msg.tool_calls))
+    elif neutral is not None:  # (no raw reason to keep: the neutral one's name)
+        candidate["finishReason"] = NEUTRAL_REASONS.get(neutral, "OTHER")
+    body: dict[str, Any] = {"candidates": [candidate]}
+    usage = msg.usage
+    if usage is not None:
+        if usage.input_token_details is None and usage.output_token_details is None:
+            body["usageMetadata"] = {  # (no details: no tool-use or thought tokens to take out)
+                "promptTokenCount": max(0, usage.input_tokens),
+                "candidatesTokenCount": max(0, usage.output_tokens),
+                "totalTokenCount": usage.total_tokens,
+            }
+        else:
+            body["usageMetadata"] = usage_metadata(usage, None)
+    body["modelVersion"] = reply.model_of(msg.model)
+    if reply.created is not None:
+        body["createTime"] = create_time(reply)
+    # GenerateContentResponse.responseId: always sent, 23 URL-safe base64 characters
+    body["responseId"] = msg.response_id or reply.new_id("", 23, RESPONSE_ID_ALPHABET)
     return body
 
 
@@ -152,24 +214,9 @@ def encode_stream(
     reply = Reply.resolve(NAME, dict(options))
     if isinstance(source, AssistantMessage):
         source = message_chunk(source)
-    return write_stream(source, provider=NAME, writer=Writer(reply), sse=sse, frame=frame)
-
-
-def frame(event: dict[str, Any]) -> bytes:
-    r"""One event of the ``?alt=sse`` body: ``data: <json>`` and ``\r\n\r\n``.
-
-    Gemini ends each event with CRLF line ends (the recorded ``alt=sse`` bodies).
-    """
-    if _orjson is not None:
-        try:
-            return b"data: " + cast(bytes, _orjson.dumps(event)) + b"\r\n\r\n"
-        except TypeError:  # an int beyond 64 bits: the stdlib's encoder (dumps)
-            pass
-    return b"data: " + dumps(event) + b"\r\n\r\n"
-
-
-_orjson: Any
-try:  # orjson when installed (the ``fast`` extra), as ``respond.dumps`` uses it
-    import orjson as _orjson
-except ImportError:  # pragma: no cover - dumps' stdlib encoder
-    _orjson = None
+    writer = Writer(reply)
+    if sse:  # each event framed by the writer, plain text deltas straight from their text
+        return write_stream(
+            source, provider=NAME, writer=FramedWriter(writer), sse=False, frame=frame
+        )
+    return write_stream(source, provider=NAME, writer=writer, sse=False, frame=frame)

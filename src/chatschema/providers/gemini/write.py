@@ -84,6 +84,29 @@ def camel(value: Any) -> Any:
     return value
 
 
+def fresh(value: Any) -> Any:
+    """A copy of JSON data (what ``copy.deepcopy`` makes of it, without its memo).
+
+    Dicts and lists are copied, JSON scalars are shared (immutable); anything else
+    goes to ``copy.deepcopy``.
+    """
+    kind = type(value)
+    if kind is dict:
+        copied = value.copy()  # (scalars stay; containers are copied in turn)
+        for key, item in copied.items():
+            if type(item) not in _SCALARS:
+                copied[key] = fresh(item)
+        return copied
+    if kind is list:
+        return [item if type(item) in _SCALARS else fresh(item) for item in value]
+    if kind in _SCALARS:
+        return value
+    return copy.deepcopy(value)
+
+
+_SCALARS: Final = frozenset({str, int, float, bool, type(None)})
+
+
 # ------------------------------------------------------------------------- metadata
 
 
@@ -160,7 +183,13 @@ def create_time(reply: Reply) -> str | None:
     """
     if reply.created is None:
         return None
-    moment = datetime.datetime.fromtimestamp(reply.created, datetime.timezone.utc)
+    return _rfc3339(reply.created)
+
+
+@functools.lru_cache(maxsize=256)
+def _rfc3339(created: int) -> str:
+    """A Unix time as RFC 3339 text (``strftime`` once per value: calls repeat one)."""
+    moment = datetime.datetime.fromtimestamp(created, datetime.timezone.utc)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
