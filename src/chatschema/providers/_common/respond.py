@@ -101,26 +101,7 @@ class Reply:
         """Validate keyword options; unknown names and bad values raise OptionError."""
         if not options:
             return cls(provider)
-        for name, value in options.items():
-            if name == "created":
-                good = type(value) is int or (isinstance(value, int) and type(value) is not bool)
-                expected = "a Unix time (int)"
-            elif name == "id_seed":
-                good = type(value) in (int, str) or (
-                    isinstance(value, int | str) and type(value) is not bool
-                )
-                expected = "an int or a str"
-            elif name == "unsupported":
-                good, expected = value in _POLICIES, f"one of {_POLICIES}"
-            elif name == "model":
-                good, expected = isinstance(value, str) and bool(value), "a non-empty str"
-            else:
-                raise OptionError(
-                    f"unknown option {name!r} for {provider} responses; "
-                    f"options: {', '.join(_REPLY_OPTIONS)}"
-                )
-            if not good:
-                raise OptionError(f"option {name}={value!r}: expected {expected}")
+        _check(provider, options)
         return cls(provider, **options)
 
     def new_id(self, prefix: str = "", length: int = 24, alphabet: str = ALPHANUMERIC) -> str:
@@ -170,6 +151,32 @@ class Reply:
 
 
 _REPLY_OPTIONS: tuple[str, ...] = tuple(ReplyOptions.__annotations__)
+
+
+def _check(provider: str, options: dict[str, Any]) -> None:
+    """Check reply options; unknown names and bad values raise OptionError."""
+    for name, value in options.items():
+        if name == "created":
+            good = type(value) is int or (isinstance(value, int) and type(value) is not bool)
+            expected = "a Unix time (int)"
+        elif name == "id_seed":
+            good = type(value) in (int, str) or (
+                isinstance(value, int | str) and type(value) is not bool
+            )
+            expected = "an int or a str"
+        elif name == "unsupported":
+            good, expected = value in _POLICIES, f"one of {_POLICIES}"
+        elif name == "model":
+            good, expected = isinstance(value, str) and bool(value), "a non-empty str"
+        else:
+            raise OptionError(
+                f"unknown option {name!r} for {provider} responses; "
+                f"options: {', '.join(_REPLY_OPTIONS)}"
+            )
+        if not good:
+            raise OptionError(f"option {name}={value!r}: expected {expected}")
+
+
 _RANDOM = random.Random()
 
 
