@@ -34,7 +34,7 @@ from chatschema_models.usage import Usage
 
 from chatschema._usage import add_usage
 from chatschema.errors import ConversionError
-from chatschema.providers._common.respond import Reply
+from chatschema.providers._common.respond import Reply, dumps, frame_named
 from chatschema.providers.anthropic.replies import (
     ID_LENGTH,
     MESSAGE_ID,
@@ -60,6 +60,23 @@ _TEXT_DELTA: Final = frozenset({"type", "text", "index"})
 _DELTA_CHUNKS: Final = (frozenset({"role", "content"}), frozenset({"content"}))
 _STOP: Final = "content_block_stop"
 _DELTA: Final = "content_block_delta"
+_TEXT_HEAD: Final = (
+    b'event: content_block_delta\ndata: {"type":"content_block_delta","index":%d,'
+    b'"delta":{"type":"text_delta","text":'
+)
+_TEXT_END: Final = b"}}\n\n"
+
+
+class _Text(dict[str, Any]):
+    """A text delta in SSE mode, framed by :meth:`Writer.frame` (no dict built).
+
+    ``head``: the frame's bytes up to the text (``frame_named`` of the delta event
+    would write the same).
+    """
+
+    __slots__ = ("head", "text")
+    head: bytes
+    text: str
 
 
 class _Block:
@@ -80,8 +97,9 @@ class _Block:
 class Writer:
     """The per-chunk event writer of :func:`.response.encode_stream` (``EventWriter``)."""
 
-    def __init__(self, reply: Reply) -> None:
+    def __init__(self, reply: Reply, *, sse: bool = False) -> None:
         self.reply = reply
+        self.sse = sse  # text deltas as _Text events, which only frame() writes
         self.started = False
         self.done = False
         self.blocks: dict[tuple[Any, ...], _Block] = {}  # by neutral (index, kind)
@@ -95,6 +113,7 @@ class Writer:
         self.out: list[dict[str, Any]] = []
         self.text_key: int | None = None  # the neutral index of the open text block
         self.text_at = -1  # its wire index (-1: no text block is open)
+        self.text_head = b""  # its text deltas' SSE frame up to the text
 
     # ------------------------------------------------------------------ protocol
 
@@ -105,10 +124,7 @@ class Writer:
             # decode_stream make per text event), its event dict built directly
             content = chunk.__dict__["content"]
             if type(content) is str and self.text_at >= 0 and self.text_key is None:
-                if not content:
-                    return []
-                delta = {"type": "text_delta", "text": content}
-                return [{"type": _DELTA, "index": self.text_at, "delta": delta}]
+                return self.text_delta(content) if content else []
             if type(content) is list and len(content) == 1:
                 block = content[0]
                 if type(block) is TextBlock and self.text_at >= 0:
@@ -118,10 +134,7 @@ class Writer:
                         and block.__pydantic_fields_set__ <= _TEXT_DELTA
                     ):
                         text = values["text"]
-                        if not text:
-                            return []
-                        delta = {"type": "text_delta", "text": text}
-                        return [{"type": _DELTA, "index": self.text_at, "delta": delta}]
+                        return self.text_delta(text) if text else []
         if self.done:
             raise ConversionError("a chunk after the one marked last", provider=NAME)
         out = self.out = []
@@ -145,6 +158,21 @@ class Writer:
         if chunk.chunk_position == "last":
             self.close_message()
         return out
+
+    def text_delta(self, text: str) -> list[dict[str, Any]]:
+        """The event of a text delta of the open text block, built directly."""
+        if self.sse:
+            event = _Text()
+            event.head, event.text = self.text_head, text
+            return [event]
+        delta = {"type": "text_delta", "text": text}
+        return [{"type": _DELTA, "index": self.text_at, "delta": delta}]
+
+    def frame(self, event: dict[str, Any]) -> bytes:
+        """An event's SSE frame (``frame_named``); a text delta's from its head, kept."""
+        if type(event) is _Text:
+            return event.head + dumps(event.text) + _TEXT_END
+        return frame_named(event)
 
     def end(self) -> list[dict[str, Any]]:
         """The closing events, when no chunk was marked last (none if one was)."""
@@ -339,6 +367,7 @@ class Writer:
             state = self.opened(key, "text", with_extras(start, block))
             if block.type == "text":
                 self.text_key, self.text_at = block.index, state.index
+                self.text_head = _TEXT_HEAD % state.index
         index = state.index
         if annotated:
             assert isinstance(block, TextBlock)

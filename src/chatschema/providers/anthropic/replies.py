@@ -111,6 +111,10 @@ def usage_wire(usage: Usage | None, extra: Mapping[str, Any]) -> dict[str, Any]:
         wire.update(extra)
         return wire
     details = usage.input_token_details
+    output = usage.output_token_details
+    if details is None and output is None and not extra:  # the common usage: two counts
+        given = usage.input_tokens
+        return {"input_tokens": given if given > 0 else 0, "output_tokens": usage.output_tokens}
     read = details.cache_read if details is not None else None
     creation = details.cache_creation if details is not None else None
     uncached = usage.input_tokens - (read or 0) - (creation or 0)
@@ -124,7 +128,6 @@ def usage_wire(usage: Usage | None, extra: Mapping[str, Any]) -> dict[str, Any]:
         if breakdown:
             wire["cache_creation"] = breakdown
     wire["output_tokens"] = usage.output_tokens
-    output = usage.output_token_details
     if output is not None and output.reasoning is not None:
         wire["output_tokens_details"] = {"thinking_tokens": output.reasoning}
     wire.update(extra)

@@ -152,6 +152,17 @@ def wire_usage(usage: Usage | None, kept: Any) -> dict[str, Any] | None:
     ``kept`` is ``response_metadata["openai_chat"]["usage"]``: the fields the neutral
     usage has no place for, or the whole usage when its counts were not counts.
     """
+    if kept is None and usage is not None:
+        inputs, outputs = usage.input_token_details, usage.output_token_details
+        if inputs is None and outputs is None:  # the common usage: the three counts
+            total = usage.total_tokens
+            return {
+                "prompt_tokens": usage.input_tokens,
+                "completion_tokens": usage.output_tokens,
+                "total_tokens": usage.input_tokens + usage.output_tokens
+                if total is None
+                else total,
+            }
     rest: dict[str, Any] = dict(kept) if isinstance(kept, Mapping) else {}
     if usage is None:
         return checked(rest, "usage metadata") if rest else None

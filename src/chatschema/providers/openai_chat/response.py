@@ -3,6 +3,9 @@
 The mirror of :func:`~.decode.decode_response` and :func:`~.stream.decode_stream`:
 what they read comes back out (``encode_response(decode_response(body))`` is the
 body, nulls aside; see ``docs/providers/openai_chat.md`` for what cannot).
+The common reply (string content, plain function calls, nothing kept of this
+format) is written directly by :func:`common_body`; every other message by the
+general path (:func:`response_body`), which writes the same for the common one.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from chatschema_models.content import (
 from chatschema_models.message import AssistantMessage
 from typing_extensions import Unpack
 
+from chatschema._arguments import json_text
 from chatschema.providers._common import Options, extras_of, guarded
 from chatschema.providers._common.respond import (
     Reply,
@@ -65,7 +69,6 @@ DONE: Final = b"data: [DONE]\n\n"
 """The end of a streamed Chat Completion (API reference: "data: [DONE]")."""
 
 
-@guarded(NAME)
 def encode_response(message: Any, **options: Unpack[ReplyOptions]) -> dict[str, Any]:
     """An AssistantMessage as a complete ``ChatCompletion`` body (JSON data).
 
@@ -84,6 +87,16 @@ def encode_response(message: Any, **options: Unpack[ReplyOptions]) -> dict[str, 
             reasoning signature ...), under ``unsupported="error"``, naming the block.
         OptionError: for unknown options and bad values.
     """
+    if type(message) is AssistantMessage:
+        body = common_body(message, Reply.resolve(NAME, options))  # type: ignore[arg-type]
+        if body is not None:
+            return body
+    return _encode_response(message, options)
+
+
+@guarded(NAME)
+def _encode_response(message: Any, options: ReplyOptions) -> dict[str, Any]:
+    """:func:`encode_response` of any message: the general path."""
     reply = Reply.resolve(NAME, dict(options))
     msg = as_message(message, NAME)
     return response_body(msg, reply)
@@ -139,6 +152,57 @@ def encode_stream(
 
 
 # ------------------------------------------------------------------ the body
+
+
+def common_body(msg: AssistantMessage, reply: Reply) -> dict[str, Any] | None:
+    """The body of a common reply, written directly; None for any other message.
+
+    The common reply: string content, no ``name``, tool calls (function calls)
+    without a recorded ``index`` or extras of this format, no invalid tool calls,
+    no extras or response metadata of this format. :func:`response_body` writes
+    the same for it (``tests/providers/openai_chat/test_write_fast.py`` compares
+    the two). Arguments too deep to write leave it to the general path, which says so.
+    """
+    text = msg.content
+    if (
+        type(text) is not str
+        or msg.name is not None
+        or msg.invalid_tool_calls
+        or (msg.extras and NAME in msg.extras)
+        or (msg.response_metadata and NAME in msg.response_metadata)
+    ):
+        return None
+    wire: dict[str, Any] = {
+        "role": "assistant",
+        "content": text if text or "content" in msg.model_fields_set else None,
+        "refusal": None,
+    }
+    calls = msg.tool_calls
+    if calls:
+        wired = []
+        for call in calls:
+            if call.index is not None or (call.extras and NAME in call.extras):
+                return None
+            try:
+                arguments = json_text(call.arguments)
+            except RecursionError:
+                return None
+            function = {"name": call.name, "arguments": arguments}
+            wired.append({"id": call.id, "type": "function", "function": function})
+        wire["tool_calls"] = wired
+    if openai_made(msg.model, msg.response_id, None):
+        wire["annotations"] = []
+    reason = finish_reason(msg.finish_reason, msg.raw_finish_reason, msg.provider, bool(calls))
+    body: dict[str, Any] = {
+        "id": msg.response_id or response_id(reply),
+        "object": "chat.completion",
+        "created": reply.now(),
+        "model": reply.model_of(msg.model),
+        "choices": [{"index": 0, "message": wire, "logprobs": None, "finish_reason": reason}],
+    }
+    if msg.usage is not None:
+        body["usage"] = wire_usage(msg.usage, None)
+    return body
 
 
 def response_body(msg: AssistantMessage, reply: Reply) -> dict[str, Any]:
