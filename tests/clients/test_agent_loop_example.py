@@ -107,7 +107,7 @@ def test_the_script_runs_both_loops_against_the_scripted_provider(tmp_path: Path
     )
     assert re.search(r'tool call get_capital\(\{"country": "UK"\}\) id=call_[A-Za-z0-9]{24}\n', out)
     assert 'ran get_capital({"country": "UK"}) = \'London\'' in out
-    assert '       assistant: tool_call get_capital({"country":"UK"})\n' in out
+    assert '       assistant: tool_call get_capital({"country": "UK"})\n' in out
     assert "       tool: 'London'" in out  # the result went back on the wire
     assert "done: 4 messages, answer: 'The capital of the UK is London.'" in out
     # Anthropic, async: the same loop
