@@ -107,8 +107,9 @@ _BLOBS = (bytes, bytearray, memoryview)
 def raw_body(source: Any) -> Any:
     """``source``, with a raw event-stream body (``bytes`` pieces) read into events.
 
-    A body is known by its first item (``bytes``; the SSE reader of
-    ``drive`` would take it otherwise); any other source passes as it is: a list
+    A body is known by its first item (``bytes`` beginning with a zero byte: an
+    SSE body, text, goes on to ``drive``'s SSE reader); any other source passes as
+    it is: a list
     or tuple of events unwrapped, an iterator through a thin generator that looks
     at its first item only when the first chunk is asked for.
     """
@@ -132,7 +133,7 @@ def _sync_body(source: Iterable[Any]) -> Iterator[Any]:
         if first is _NOTHING:
             finished = True
             return
-        if not isinstance(first, _BLOBS):
+        if not isinstance(first, _BLOBS) or not _is_event_stream(first):
             yield first
             yield from iterator
             finished = True
@@ -157,7 +158,7 @@ async def _async_body(source: AsyncIterable[Any]) -> AsyncGenerator[Any, None]:
         if first is _NOTHING:
             finished = True
             return
-        if not isinstance(first, _BLOBS):
+        if not isinstance(first, _BLOBS) or not _is_event_stream(first):
             yield first
             async for event in iterator:
                 yield event
@@ -177,6 +178,16 @@ async def _async_body(source: AsyncIterable[Any]) -> AsyncGenerator[Any, None]:
 
 
 _NOTHING: Any = object()
+
+
+def _is_event_stream(piece: bytes | bytearray | memoryview) -> bool:
+    """Whether a body's first piece is AWS event-stream binary, not SSE text.
+
+    A message begins with its total length as a big-endian uint32, so its first byte
+    is 0 for any message under 16 MiB (the event limits are far below); an SSE body
+    begins with text (``data:``, ``event:``, a comment), read by the SSE parser.
+    """
+    return not piece or piece[0] == 0
 
 
 # ================================================================ state machine
