@@ -73,6 +73,7 @@ from chatschema.providers import get_http_codec
 from chatschema.providers._codec import ProviderName
 from chatschema.providers._common.options import UnsupportedPolicy
 from chatschema.providers._common.respond import ReplyOptions, as_chunk, dumps
+from chatschema.providers._endpoints import ENDPOINTS, Endpoint, WireError
 from chatschema.validation import parse
 
 __all__ = [
@@ -80,6 +81,7 @@ __all__ = [
     "FakeError",
     "FakeProvider",
     "FakeRequest",
+    "LocalServer",
     "Script",
     "ScriptReply",
     "split_message",
@@ -114,6 +116,13 @@ class FakeError(Exception):
     - Bedrock: ``{"message"}`` and the error's name in the ``x-amzn-ErrorType``
       header.
 
+    With ``after``, a streamed request is answered with a stream that breaks
+    midway: status 200, the first ``after`` events of ``reply``, then the format's
+    error event (Chat's ``data: {"error": ...}``, Anthropic's and Responses'
+    ``error`` event, Gemini's error object, Bedrock's exception message), or, with
+    ``abort``, nothing more: the connection is cut before the body ends. A request
+    that does not stream gets the error as above.
+
     Args:
         status: the HTTP status.
         message: the error's message.
@@ -124,6 +133,9 @@ class FakeError(Exception):
         code: OpenAI's ``code`` (e.g. ``"rate_limit_exceeded"``).
         param: OpenAI's ``param``.
         retry_after: seconds, sent as the ``retry-after`` header.
+        after: break a stream after this many events (None: answer with the error).
+        abort: cut the connection instead of sending the error event.
+        reply: what the broken stream begins to send (default: a few words of text).
     """
 
     def __init__(
@@ -135,55 +147,55 @@ class FakeError(Exception):
         code: str | None = None,
         param: str | None = None,
         retry_after: float | None = None,
+        after: int | None = None,
+        abort: bool = False,
+        reply: AssistantMessage | None = None,
     ) -> None:
         super().__init__(f"{status}: {message}")
         if not 400 <= status <= 599:
             raise ValueError(f"FakeError status {status}: expected an HTTP error status (4xx, 5xx)")
+        if after is not None and after < 0:
+            raise ValueError(f"FakeError after={after!r}: expected a count of events >= 0")
+        if abort and after is None:
+            raise ValueError("FakeError abort=True cuts a stream: give `after` (events first)")
         self.status = status
         self.message = message
         self.type = type
         self.code = code
         self.param = param
         self.retry_after = retry_after
+        self.after = after
+        self.abort = abort
+        self.reply = reply
 
     def __repr__(self) -> str:
-        return f"FakeError({self.status}, {self.message!r}, type={self.type!r})"
+        after = "" if self.after is None else f", after={self.after}, abort={self.abort}"
+        return f"FakeError({self.status}, {self.message!r}, type={self.type!r}{after})"
+
+    @property
+    def wire(self) -> WireError:
+        """The error as every format says it (see :class:`WireError`)."""
+        seconds = self.retry_after
+        retry_after = None
+        if seconds is not None:
+            retry_after = str(int(seconds)) if seconds == int(seconds) else str(seconds)
+        return WireError(
+            self.status,
+            self.message,
+            type=self.type,
+            code=self.code,
+            param=self.param,
+            retry_after=retry_after,
+        )
 
     def type_for(self, provider: str) -> str:
         """The error's type in ``provider``'s vocabulary (the given one, else by status)."""
-        if self.type is not None:
-            return self.type
-        table, client, server = _ERROR_TYPES[_family(provider)]
-        return table.get(self.status, client if self.status < 500 else server)
+        return self.wire.type_for(provider)
 
     def response(self, provider: str) -> Response:
         """The HTTP response: status, the format's error body and headers."""
-        kind = self.type_for(provider)
-        headers: dict[str, str] = {}
-        body: dict[str, Any]
-        family = _family(provider)
-        if family == "openai":
-            body = {
-                "error": {
-                    "message": self.message,
-                    "type": kind,
-                    "param": self.param,
-                    "code": self.code,
-                }
-            }
-        elif family == "anthropic":
-            body = {"type": "error", "error": {"type": kind, "message": self.message}}
-        elif family == "gemini":
-            body = {"error": {"code": self.status, "message": self.message, "status": kind}}
-        else:
-            body = {"message": self.message}
-            headers["x-amzn-ErrorType"] = (
-                f"{kind}:http://internal.amazon.com/coral/com.amazon.bedrock/"
-            )
-        if self.retry_after is not None:
-            seconds = self.retry_after
-            headers["retry-after"] = str(int(seconds)) if seconds == int(seconds) else str(seconds)
-        return Response(dumps(body), self.status, headers, media_type="application/json")
+        body, headers = self.wire.body(provider)
+        return Response(body, self.status, headers, media_type="application/json")
 
 
 ScriptReply = AssistantMessage | FakeError
@@ -196,71 +208,6 @@ Script = (
 """A :class:`FakeProvider`'s script: replies in order (messages, their JSON data, or
 errors), or a callable from the request's conversation (and, if it takes a second
 argument, the :class:`FakeRequest`) to a reply, sync or async."""
-
-
-_ERROR_TYPES: dict[str, tuple[dict[int, str], str, str]] = {
-    "openai": (
-        {
-            401: "authentication_error",
-            403: "permission_error",
-            404: "not_found_error",
-            409: "conflict_error",
-            429: "rate_limit_error",
-        },
-        "invalid_request_error",
-        "server_error",
-    ),
-    "anthropic": (
-        {
-            401: "authentication_error",
-            402: "billing_error",
-            403: "permission_error",
-            404: "not_found_error",
-            413: "request_too_large",
-            429: "rate_limit_error",
-            504: "timeout_error",
-            529: "overloaded_error",
-        },
-        "invalid_request_error",
-        "api_error",
-    ),
-    "gemini": (
-        {
-            401: "UNAUTHENTICATED",
-            403: "PERMISSION_DENIED",
-            404: "NOT_FOUND",
-            409: "ABORTED",
-            429: "RESOURCE_EXHAUSTED",
-            499: "CANCELLED",
-            501: "UNIMPLEMENTED",
-            503: "UNAVAILABLE",
-            504: "DEADLINE_EXCEEDED",
-        },
-        "INVALID_ARGUMENT",
-        "INTERNAL",
-    ),
-    "bedrock": (
-        {
-            403: "AccessDeniedException",
-            404: "ResourceNotFoundException",
-            408: "ModelTimeoutException",
-            424: "ModelErrorException",
-            429: "ThrottlingException",
-            503: "ServiceUnavailableException",
-        },
-        "ValidationException",
-        "InternalServerException",
-    ),
-}
-"""Per family of formats: the error type by status, else the 4xx and 5xx defaults."""
-
-
-def _family(provider: str) -> str:
-    if provider.startswith("openai"):
-        return "openai"
-    if provider == "bedrock_converse":
-        return "bedrock"
-    return provider
 
 
 # ------------------------------------------------------------------------ requests
@@ -285,6 +232,8 @@ class FakeRequest:
         status: the HTTP status of the answer.
         response: the answer's body as sent (a stream's whole body).
         error: why the request was not answered with a message (None when it was).
+        finished: whether the whole answer was sent (False while a stream is being
+            sent, and for good when the client went away before its end).
     """
 
     format: ProviderName
@@ -298,6 +247,144 @@ class FakeRequest:
     status: int = 0
     response: bytes = b""
     error: str | None = None
+    finished: bool = False
+
+
+# ------------------------------------------------------------------ a local server
+
+
+class LocalServer:
+    """An ASGI application served by uvicorn on 127.0.0.1, for tests and examples.
+
+    ``with LocalServer(app) as server:`` serves it in a background thread;
+    ``async with`` in the running event loop. Either returns once the server
+    accepts connections, on a port the OS picks (:attr:`url`), and stops it (and
+    waits for it) on exit. :class:`FakeProvider` serves with one; so can an
+    application under test, a gateway (``LocalServer(create_app(...))``) included.
+
+    Args:
+        app: the ASGI application.
+        name: what the server is called in errors and its thread's name.
+    """
+
+    def __init__(self, app: Any, *, name: str = "LocalServer") -> None:
+        self.app = app
+        self.name = name
+        self._port: int | None = None
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def url(self) -> str:
+        """The base URL, ``http://127.0.0.1:<port>`` (while serving).
+
+        Raises:
+            RuntimeError: when the server is not running.
+        """
+        if self._port is None:
+            raise RuntimeError(
+                f"{self.name} is not serving: use `with {self.name}(...) as server:` "
+                "(or `async with`), or its ASGI app"
+            )
+        return f"http://{HOST}:{self._port}"
+
+    @property
+    def running(self) -> bool:
+        """Whether the server is serving."""
+        return self._port is not None
+
+    def _new_server(self) -> tuple[uvicorn.Server, socket.socket]:
+        if self._server is not None:
+            raise RuntimeError(f"this {self.name} is already serving")
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((HOST, 0))
+        config = uvicorn.Config(
+            self.app,
+            log_config=None,
+            log_level="warning",
+            access_log=False,
+            lifespan="auto",
+            timeout_graceful_shutdown=2,
+        )
+        self._server = uvicorn.Server(config)
+        return self._server, sock
+
+    def __enter__(self) -> LocalServer:
+        """Serve in a background thread; returns once it accepts connections."""
+        server, sock = self._new_server()
+        thread = threading.Thread(
+            target=server.run, kwargs={"sockets": [sock]}, name=self.name, daemon=True
+        )
+        self._thread = thread
+        thread.start()
+        deadline = time.monotonic() + 10
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                self._stop_thread()
+                sock.close()
+                raise RuntimeError(f"{self.name}: the server did not start")
+            time.sleep(0.002)
+        self._port = sock.getsockname()[1]
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        """Stop the server and wait for its thread to end."""
+        self._stop_thread()
+
+    def _stop_thread(self) -> None:
+        server, thread = self._server, self._thread
+        self._port = None
+        if server is not None:
+            server.should_exit = True
+        if thread is not None:
+            thread.join(timeout=10)
+            if thread.is_alive():  # pragma: no cover - a stuck connection
+                server.force_exit = True  # type: ignore[union-attr]
+                thread.join(timeout=5)
+        self._server = self._thread = None
+
+    async def __aenter__(self) -> LocalServer:
+        """Serve in the running event loop; returns once it accepts connections."""
+        server, sock = self._new_server()
+        self._task = asyncio.create_task(server.serve(sockets=[sock]))
+        deadline = time.monotonic() + 10
+        while not server.started:
+            if self._task.done() or time.monotonic() > deadline:
+                await self._stop_task()
+                sock.close()
+                raise RuntimeError(f"{self.name}: the server did not start")
+            await asyncio.sleep(0.002)
+        self._port = sock.getsockname()[1]
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        """Stop the server and wait for it to end."""
+        await self._stop_task()
+
+    async def _stop_task(self) -> None:
+        server, task = self._server, self._task
+        self._port = None
+        if server is not None:
+            server.should_exit = True
+        if task is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(task), 10)
+            except asyncio.TimeoutError:  # pragma: no cover - a stuck connection
+                server.force_exit = True  # type: ignore[union-attr]
+                await task
+        self._server = self._task = None
 
 
 # ------------------------------------------------------------------ stream pieces
@@ -352,15 +439,6 @@ def split_message(message: AssistantMessage, *, pieces: bool = True) -> list[Ass
 
 
 # ------------------------------------------------------------------ the provider
-
-
-@dataclass(frozen=True)
-class _Endpoint:
-    """How a route reads its requests: the format, and whether it always streams."""
-
-    provider: ProviderName
-    stream: bool | None = None  # None: the body's "stream" says
-    model_in_path: bool = False
 
 
 class FakeProvider:
@@ -442,12 +520,9 @@ class FakeProvider:
         self.requests: list[FakeRequest] = []
         """Every request received, in order (see :class:`FakeRequest`)."""
         self._answered = 0
-        self._port: int | None = None
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
-        self._task: asyncio.Task[None] | None = None
         self.app: Starlette = self._make_app()
         """The ASGI application (Starlette): every endpoint, without a server."""
+        self._server = LocalServer(self.app, name="FakeProvider")
 
     # ----------------------------------------------------------------- serving
 
@@ -463,51 +538,16 @@ class FakeProvider:
         Raises:
             RuntimeError: when the server is not running.
         """
-        if self._port is None:
-            raise RuntimeError(
-                "FakeProvider is not serving: use `with FakeProvider(...) as fake:` "
-                "(or `async with`), or its ASGI app, `fake.app`"
-            )
-        return f"http://{HOST}:{self._port}"
+        return self._server.url
 
     @property
     def running(self) -> bool:
         """Whether the server is serving."""
-        return self._port is not None
-
-    def _new_server(self) -> tuple[uvicorn.Server, socket.socket]:
-        if self._server is not None:
-            raise RuntimeError("this FakeProvider is already serving")
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((HOST, 0))
-        config = uvicorn.Config(
-            self.app,
-            log_config=None,
-            log_level="warning",
-            access_log=False,
-            lifespan="off",
-            timeout_graceful_shutdown=2,
-        )
-        self._server = uvicorn.Server(config)
-        return self._server, sock
+        return self._server.running
 
     def __enter__(self) -> FakeProvider:
         """Serve in a background thread (uvicorn); returns once it accepts connections."""
-        server, sock = self._new_server()
-        thread = threading.Thread(
-            target=server.run, kwargs={"sockets": [sock]}, name="FakeProvider", daemon=True
-        )
-        self._thread = thread
-        thread.start()
-        deadline = time.monotonic() + 10
-        while not server.started:
-            if not thread.is_alive() or time.monotonic() > deadline:
-                self._stop_thread()
-                sock.close()
-                raise RuntimeError("FakeProvider: the server did not start")
-            time.sleep(0.002)
-        self._port = sock.getsockname()[1]
+        self._server.__enter__()
         return self
 
     def __exit__(
@@ -517,32 +557,11 @@ class FakeProvider:
         traceback: TracebackType | None,
     ) -> None:
         """Stop the server and wait for its thread to end."""
-        self._stop_thread()
-
-    def _stop_thread(self) -> None:
-        server, thread = self._server, self._thread
-        self._port = None
-        if server is not None:
-            server.should_exit = True
-        if thread is not None:
-            thread.join(timeout=10)
-            if thread.is_alive():  # pragma: no cover - a stuck connection
-                server.force_exit = True  # type: ignore[union-attr]
-                thread.join(timeout=5)
-        self._server = self._thread = None
+        self._server.__exit__(kind, value, traceback)
 
     async def __aenter__(self) -> FakeProvider:
         """Serve in the running event loop (uvicorn); returns once it accepts connections."""
-        server, sock = self._new_server()
-        self._task = asyncio.create_task(server.serve(sockets=[sock]))
-        deadline = time.monotonic() + 10
-        while not server.started:
-            if self._task.done() or time.monotonic() > deadline:
-                await self._stop_task()
-                sock.close()
-                raise RuntimeError("FakeProvider: the server did not start")
-            await asyncio.sleep(0.002)
-        self._port = sock.getsockname()[1]
+        await self._server.__aenter__()
         return self
 
     async def __aexit__(
@@ -552,46 +571,24 @@ class FakeProvider:
         traceback: TracebackType | None,
     ) -> None:
         """Stop the server and wait for it to end."""
-        await self._stop_task()
-
-    async def _stop_task(self) -> None:
-        server, task = self._server, self._task
-        self._port = None
-        if server is not None:
-            server.should_exit = True
-        if task is not None:
-            try:
-                await asyncio.wait_for(asyncio.shield(task), 10)
-            except asyncio.TimeoutError:  # pragma: no cover - a stuck connection
-                server.force_exit = True  # type: ignore[union-attr]
-                await task
-        self._server = self._task = None
+        await self._server.__aexit__(kind, value, traceback)
 
     # ----------------------------------------------------------------- the app
 
     def _make_app(self) -> Starlette:
-        def route(path: str, endpoint: _Endpoint) -> Route:
+        def route(path: str, endpoint: Endpoint) -> Route:
             async def handle(request: Request) -> Response:
                 return await self._handle(request, endpoint)
 
             return Route(path, handle, methods=["POST"])
 
-        gemini = "/{version}/models/{model}"
-        routes = [
-            route("/v1/chat/completions", _Endpoint("openai_chat")),
-            route("/v1/responses", _Endpoint("openai_responses")),
-            route("/v1/messages", _Endpoint("anthropic")),
-            route(gemini + ":generateContent", _Endpoint("gemini", False, True)),
-            route(gemini + ":streamGenerateContent", _Endpoint("gemini", True, True)),
-            route("/model/{model:path}/converse", _Endpoint("bedrock_converse", False, True)),
-            route("/model/{model:path}/converse-stream", _Endpoint("bedrock_converse", True, True)),
-        ]
+        routes = [route(endpoint.path, endpoint) for endpoint in ENDPOINTS]
         app = Starlette(routes=routes)
         app.add_exception_handler(404, _not_found)
         app.add_exception_handler(405, _not_found)
         return app
 
-    async def _handle(self, request: Request, endpoint: _Endpoint) -> Response:
+    async def _handle(self, request: Request, endpoint: Endpoint) -> Response:
         provider = endpoint.provider
         raw = await request.body()
         try:
@@ -642,8 +639,11 @@ class FakeProvider:
             record.model = settings.model
         reply = await self._reply(conversation, record)
         record.reply = reply
+        broken: FakeError | None = None
         if isinstance(reply, FakeError):
-            return self._refuse(record, reply, scripted=True)
+            if not (stream and reply.after is not None):
+                return self._refuse(record, reply, scripted=True)
+            broken, reply = reply, reply.reply or _BREAKING
         options: ReplyOptions = {"unsupported": self.unsupported}
         if self.id_seed is not None:
             options["id_seed"] = f"{self.id_seed}:{number}"
@@ -653,7 +653,7 @@ class FakeProvider:
             options["model"] = record.model
         try:
             if stream:
-                return self._stream(record, reply, options, request)
+                return self._stream(record, reply, options, request, broken)
             data = codec.encode_response(reply, **options)
         except (ChatSchemaError, ValueError, TypeError) as error:
             logger.exception("FakeProvider: the reply to request %d cannot be written", number)
@@ -666,10 +666,16 @@ class FakeProvider:
         record.response = dumps(data)
         if self.latency:
             await asyncio.sleep(self.latency)
+        record.finished = True
         return Response(record.response, 200, media_type="application/json")
 
     def _stream(
-        self, record: FakeRequest, reply: AssistantMessage, options: ReplyOptions, request: Request
+        self,
+        record: FakeRequest,
+        reply: AssistantMessage,
+        options: ReplyOptions,
+        request: Request,
+        broken: FakeError | None,
     ) -> Response:
         codec = get_http_codec(record.format)
         if record.format == "openai_chat" and reply.usage is not None:
@@ -683,22 +689,39 @@ class FakeProvider:
         media_type = "text/event-stream"
         if record.format == "bedrock_converse":
             media_type = "application/vnd.amazon.eventstream"
-        if record.format == "gemini" and request.query_params.get("alt") != "sse":
+        array = record.format == "gemini" and request.query_params.get("alt") != "sse"
+        if array:
             # without alt=sse, Gemini streams one JSON array of the responses
-            events = list(codec.encode_stream(chunks, **options))
-            frames = [b"[" + b",\r\n".join(dumps(event) for event in events) + b"]"]
+            events = [dumps(event) for event in codec.encode_stream(chunks, **options)]
+            if broken is not None:
+                events = events[: broken.after]
+                if not broken.abort:
+                    body, _ = broken.wire.body(record.format)
+                    events.append(body)
+            frames = [b"[" + b",\r\n".join(events) + (b"" if broken else b"]")]
             media_type = "application/json"
         else:
             frames = list(codec.encode_stream(chunks, sse=True, **options))
+            if broken is not None:
+                frames = frames[: broken.after]
+                if not broken.abort:
+                    frames.append(broken.wire.event(record.format, sequence_number=len(frames)))
         record.status = 200
         record.response = b"".join(frames)
-        return StreamingResponse(self._send(frames), 200, media_type=media_type)
+        cut = broken is not None and broken.abort
+        return StreamingResponse(self._send(frames, record, cut), 200, media_type=media_type)
 
-    async def _send(self, frames: list[bytes]) -> AsyncIterator[bytes]:
+    async def _send(
+        self, frames: list[bytes], record: FakeRequest, cut: bool
+    ) -> AsyncIterator[bytes]:
         for frame in frames:
             if self.latency:
                 await asyncio.sleep(self.latency)
             yield frame
+        if cut:
+            # raising inside the body makes the server drop the connection mid-body
+            raise _Cut("FakeProvider: the stream is cut as scripted (FakeError abort=True)")
+        record.finished = True
 
     def _refuse(self, record: FakeRequest, error: FakeError, *, scripted: bool = False) -> Response:
         if not scripted:
@@ -749,6 +772,16 @@ class FakeProvider:
         return None if self._callable is not None else len(self._script) - self._answered
 
 
+class _Cut(Exception):
+    """Raised in a stream's body to cut the connection (``FakeError(abort=True)``)."""
+
+
+_BREAKING = AssistantMessage.model_validate(
+    {"role": "assistant", "content": "This answer breaks off before it ends."}
+)
+"""What a stream broken by a :class:`FakeError` with ``after`` sends first, by default."""
+
+
 def _scripted(item: Any, position: int) -> ScriptReply:
     """A script item as a reply: a message (or its JSON data), or a FakeError."""
     if isinstance(item, AssistantMessage | FakeError):
@@ -781,15 +814,7 @@ def _takes_two(function: Callable[..., Any]) -> bool:
 
 async def _not_found(request: Request, exc: Exception) -> Response:
     """An unknown endpoint: a JSON 404 naming the ones served."""
-    endpoints = [
-        "POST /v1/chat/completions",
-        "POST /v1/responses",
-        "POST /v1/messages",
-        "POST /v1beta/models/{model}:generateContent",
-        "POST /v1beta/models/{model}:streamGenerateContent",
-        "POST /model/{modelId}/converse",
-        "POST /model/{modelId}/converse-stream",
-    ]
+    endpoints = [endpoint.shown for endpoint in ENDPOINTS]
     message = (
         f"chatschema FakeProvider has no endpoint {request.method} {request.url.path}; "
         f"it serves {', '.join(endpoints)}"

@@ -30,7 +30,14 @@ from chatschema.errors import ConversionError
 from chatschema.providers._common.respond import dumps
 from chatschema.providers.bedrock_converse.wire import ERROR_EVENTS, NAME
 
-__all__ = ["CONTENT_TYPE", "EventStreamReader", "frame_event", "head_of", "heads"]
+__all__ = [
+    "CONTENT_TYPE",
+    "EventStreamReader",
+    "frame_event",
+    "frame_exception",
+    "head_of",
+    "heads",
+]
 
 CONTENT_TYPE = "application/vnd.amazon.eventstream"
 """The media type of a ``converse_stream`` response body."""
@@ -112,6 +119,22 @@ def frame_event(event: dict[str, Any]) -> bytes:
     found = known[1].get(total)
     head, crc = found if found is not None else head_of(name, total)
     return head + payload + _UINT32.pack(zlib.crc32(payload, crc))
+
+
+def frame_exception(name: str, body: dict[str, Any]) -> bytes:
+    """An exception message (``internalServerException`` ...) that ends a stream.
+
+    botocore raises it as ``EventStreamError`` with the name as its code.
+    """
+    headers = (
+        _header(":exception-type", name)
+        + _header(":content-type", "application/json")
+        + _header(":message-type", "exception")
+    )
+    payload = dumps(body)
+    prelude = _PRELUDE.pack(len(headers) + len(payload) + 16, len(headers))
+    message = prelude + _UINT32.pack(zlib.crc32(prelude)) + headers + payload
+    return message + _UINT32.pack(zlib.crc32(message))
 
 
 class EventStreamReader:
