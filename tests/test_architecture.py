@@ -73,12 +73,13 @@ LAYERS: list[tuple[str, list[str]]] = [
     ),
     ("codecs", ["chatschema.providers"]),
     (
-        "interop, data sets, telemetry and the test double",
+        "interop, data sets, telemetry, the test double and the gateway",
         [
             "chatschema.interop",
             "chatschema.datasets",
             "chatschema.telemetry",
             "chatschema.testing",
+            "chatschema.gateway",
         ],
     ),
     (
