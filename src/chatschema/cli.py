@@ -24,7 +24,7 @@ from typing import IO, Any
 
 from chatschema._json import dumps
 from chatschema.errors import ChatSchemaError, OptionError, Problem
-from chatschema.providers._codec import PROVIDERS
+from chatschema.providers._codec import HTTP_PROVIDERS, PROVIDERS
 
 __all__ = ["main"]
 
@@ -528,6 +528,37 @@ def demo_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def serve_command(args: argparse.Namespace) -> int:
+    """``chatschema serve``: the translating gateway under uvicorn."""
+    try:
+        import uvicorn
+
+        from chatschema.gateway import create_app, endpoints
+    except ImportError as error:
+        raise UsageError(f"{error} (pip install 'chatschema[gateway]')") from None
+    try:
+        app = create_app(
+            args.upstream,
+            args.url,
+            pass_key=args.pass_key,
+            model=args.model,
+            max_tokens=args.max_tokens,
+            unsupported=args.unsupported,
+            reasoning=args.reasoning,
+            connect_timeout=args.connect_timeout,
+            read_timeout=args.read_timeout,
+            region=args.region,
+        )
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    _print(f"chatschema gateway on http://{args.host}:{args.port}, upstream {args.upstream}:")
+    for line in endpoints(args.upstream, args.url):
+        _print(f"  {line}")
+    sys.stdout.flush()
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    return 0
+
+
 # -------------------------------------------------------------------------- main
 
 
@@ -642,6 +673,34 @@ def _parser() -> argparse.ArgumentParser:
     schema.add_argument("type", nargs="?", metavar="TYPE")
     schema.add_argument("--bundle", action="store_true", help="the whole bundled schema")
     schema.set_defaults(run=schema_command)
+
+    serve = commands.add_parser(
+        "serve",
+        help="a translating gateway: every format's endpoints, one upstream",
+        description="Serve every HTTP format's endpoints and translate each request to "
+        "the upstream's format, and its answer back (docs/gateway.md). The upstream's key "
+        "comes from CHATSCHEMA_UPSTREAM_API_KEY or the provider's usual variable.",
+    )
+    serve.add_argument("--upstream", choices=HTTP_PROVIDERS, required=True, help="its format")
+    serve.add_argument("--url", required=True, help="its base URL as its official client takes it")
+    serve.add_argument("--host", default="127.0.0.1", help="address (default: 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
+    serve.add_argument("--model", help="the upstream model for every request")
+    serve.add_argument(
+        "--max-tokens", type=int, default=4096, metavar="N", help="when required and not given"
+    )
+    serve.add_argument("--unsupported", choices=("error", "drop", "placeholder"), default="error")
+    serve.add_argument("--reasoning", choices=("replay", "text", "drop"), default="replay")
+    serve.add_argument("--connect-timeout", type=float, default=10.0, metavar="SECONDS")
+    serve.add_argument("--read-timeout", type=float, default=600.0, metavar="SECONDS")
+    serve.add_argument(
+        "--pass-key", action="store_true", help="send callers' keys to the same provider"
+    )
+    serve.add_argument("--region", help="AWS region of a signed Bedrock upstream")
+    serve.add_argument(
+        "--log-level", choices=("critical", "error", "warning", "info", "debug"), default="info"
+    )
+    serve.set_defaults(run=serve_command)
 
     demo = commands.add_parser("demo", help="a tour of chatschema on a sample conversation")
     demo.set_defaults(run=demo_command)
