@@ -234,6 +234,8 @@ class FakeRequest:
         error: why the request was not answered with a message (None when it was).
         finished: whether the whole answer was sent (False while a stream is being
             sent, and for good when the client went away before its end).
+        cancelled: whether a stream stopped before its end because the client went
+            away (or, with ``FakeError(abort=True)``, because it was cut).
     """
 
     format: ProviderName
@@ -248,6 +250,7 @@ class FakeRequest:
     response: bytes = b""
     error: str | None = None
     finished: bool = False
+    cancelled: bool = False
 
 
 # ------------------------------------------------------------------ a local server
@@ -714,14 +717,17 @@ class FakeProvider:
     async def _send(
         self, frames: list[bytes], record: FakeRequest, cut: bool
     ) -> AsyncIterator[bytes]:
-        for frame in frames:
-            if self.latency:
-                await asyncio.sleep(self.latency)
-            yield frame
-        if cut:
-            # raising inside the body makes the server drop the connection mid-body
-            raise _Cut("FakeProvider: the stream is cut as scripted (FakeError abort=True)")
-        record.finished = True
+        try:
+            for frame in frames:
+                if self.latency:
+                    await asyncio.sleep(self.latency)
+                yield frame
+            if cut:
+                # raising inside the body makes the server drop the connection mid-body
+                raise _Cut("FakeProvider: the stream is cut as scripted (FakeError abort=True)")
+            record.finished = True
+        finally:
+            record.cancelled = not record.finished
 
     def _refuse(self, record: FakeRequest, error: FakeError, *, scripted: bool = False) -> Response:
         if not scripted:
@@ -774,6 +780,14 @@ class FakeProvider:
 
 class _Cut(Exception):
     """Raised in a stream's body to cut the connection (``FakeError(abort=True)``)."""
+
+
+def _not_a_cut(record: logging.LogRecord) -> bool:
+    """Keep uvicorn's log records except its traceback of a scripted cut."""
+    return not (record.exc_info and isinstance(record.exc_info[1], _Cut))
+
+
+logging.getLogger("uvicorn.error").addFilter(_not_a_cut)
 
 
 _BREAKING = AssistantMessage.model_validate(
