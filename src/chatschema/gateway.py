@@ -293,8 +293,12 @@ class _Gateway:
         if isinstance(extra_body, dict):  # the SDKs merge extra_body into the JSON body
             body.update(extra_body)
         upstream = self.upstream
-        if upstream in ("gemini", "bedrock_converse"):  # the model is in the path
-            body.pop("model" if upstream == "gemini" else "modelId", None)
+        if upstream == "gemini":
+            body.pop("model", None)  # the model is in the path
+            _sign_foreign_calls(body)
+            return body
+        if upstream == "bedrock_converse":
+            body.pop("modelId", None)
             return body
         body.pop("stream", None)
         body.pop("stream_options", None)
@@ -512,6 +516,29 @@ async def _checked(
         )
 
 
+FOREIGN_CALL_SIGNATURE = "skip_thought_signature_validator"
+"""The thought signature Gemini takes on function calls it did not make."""
+
+
+def _sign_foreign_calls(body: dict[str, Any]) -> None:
+    """Give the model turns' function calls that lack a thought signature Gemini's stand-in.
+
+    Gemini 3 refuses (400) a turn whose first function call has no signature; calls
+    from another provider have none, and the Gemini API docs (Thought signatures)
+    name this value for calls the model did not make.
+    """
+    for content in body.get("contents") or ():
+        if not isinstance(content, dict) or content.get("role") != "model":
+            continue
+        parts = [part for part in content.get("parts") or () if isinstance(part, dict)]
+        if any("thought_signature" in part or "thoughtSignature" in part for part in parts):
+            continue
+        for part in parts:
+            if "function_call" in part or "functionCall" in part:
+                part["thought_signature"] = FOREIGN_CALL_SIGNATURE
+                break
+
+
 def _thought(found: list[str], item: Any, where: str, upstream: str) -> None:
     """Note a Gemini thought signature kept in extras that a non-Gemini upstream drops."""
     extras = getattr(item, "extras", None)
@@ -524,14 +551,16 @@ def _thought(found: list[str], item: Any, where: str, upstream: str) -> None:
 
 def _unsayable(error: UnsupportedContentError, upstream: str) -> str:
     """The 400's message for content the upstream cannot carry: what, and where."""
-    where = []
+    problems = [f"{problem.pointer}: {problem.message}" for problem in error.problems]
+    if problems:
+        return "; ".join(" ".join(problem.split()) for problem in problems)
+    place = ""
     if error.message_index is not None:
-        where.append(f"/messages/{error.message_index}")
+        place = f"/messages/{error.message_index}"
         if error.block_index is not None:
-            where.append(f"/content/{error.block_index}")
-    place = "".join(where)
-    reason = " ".join(error.reason.split())
-    return f"{place + ': ' if place else ''}{reason}" if reason else f"cannot be sent to {upstream}"
+            place += f"/content/{error.block_index}"
+    reason = " ".join(error.reason.split()) or f"cannot be sent to {upstream}"
+    return f"{place}: {reason}" if place else reason
 
 
 def _header_value(omitted: list[str]) -> str:
