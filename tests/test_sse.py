@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chatschema.errors import ConversionError
-from chatschema.providers._common.sse import events, iter_sse
+from chatschema.providers._common.sse import SSEParser, events, iter_sse
 
 BODY = (
     'event: message_start\ndata: {"type": "message_start", "text": "caf\u00e9 \U0001f600"}\n\n'
@@ -57,3 +58,16 @@ def test_bad_streams_are_conversion_errors(body: bytes) -> None:
         list(iter_sse([body], provider="anthropic"))
     assert raised.value.provider == "anthropic"
     json.dumps(str(raised.value))
+
+
+def test_a_long_event_in_small_pieces_is_read_in_linear_time() -> None:
+    """16 MB of one event in 4 KiB pieces: joined once, not once per piece."""
+    body = b'data: {"t": "' + b"x" * 16_000_000 + b'"}\n\n'
+    parser = SSEParser(provider="test")
+    started = time.perf_counter()
+    payloads = []
+    for start in range(0, len(body), 4096):
+        payloads += parser.feed(body[start : start + 4096])
+    elapsed = time.perf_counter() - started
+    assert len(payloads) == 1 and len(payloads[0]["t"]) == 16_000_000
+    assert elapsed < 5, f"{elapsed:.1f} s: the parser joins the buffer once per piece"
