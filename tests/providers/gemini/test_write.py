@@ -582,3 +582,33 @@ def test_delta_usage_is_written_as_running_totals() -> None:
     totals = [event["usageMetadata"]["totalTokenCount"] for event in events]
     assert totals == [3, 6, 6]  # every event carries the running total
     assert reassembled(events)["usage"]["total_tokens"] == 6
+
+
+def test_another_formats_stream_becomes_one_call_and_no_foreign_status() -> None:
+    """A Responses stream's chunks: the status of an unfinished answer ("in_progress")
+    is not a Gemini finish reason, and the call's id and name sent again when its
+    item is done do not make a second call."""
+    from chatschema.providers import openai_responses
+
+    message = AssistantMessage.model_validate(
+        {
+            "role": "assistant",
+            "content": "Let me look.",
+            "tool_calls": [{"id": "call_1", "name": "lookup", "arguments": {"q": "UK"}}],
+            "finish_reason": "tool_calls",
+        }
+    )
+    events = list(openai_responses.encode_stream(message))
+    chunks = list(openai_responses.decode_stream(events))
+    written = list(gemini.encode_stream(chunks))
+    reasons = [
+        candidate.get("finishReason")
+        for event in written
+        for candidate in event.get("candidates", ())
+        if candidate.get("finishReason")
+    ]
+    assert reasons == ["STOP"]
+    back = assembled(list(gemini.decode_stream(written)))
+    assert [(call["id"], call["name"], call["arguments"]) for call in back["tool_calls"]] == [
+        ("call_1", "lookup", {"q": "UK"})
+    ]

@@ -154,6 +154,7 @@ class Writer:
         self.usage_json: dict[str, Any] | None = None  # its usageMetadata
         self.texts: dict[tuple[int, str], _Text] = {}
         self.calls: dict[int | None, _Call] = {}  # fragments held until whole
+        self.written: set[int] = set()  # the indexes of the calls written
         self.held: _Text | None = None  # the open part whose signature is held
         self.called = False  # function calls written (STOP then means tool_calls)
         self.candidates = False  # a candidate was written
@@ -253,9 +254,10 @@ class Writer:
             self.usage_json = kept.usage
         if self.usage_json is not None:
             self.plain = False  # (every event carries the running usage from now on)
-        reason = finish_reason(
-            chunk.finish_reason, chunk.raw_finish_reason, kept.reason_number, calls=self.called
-        )
+        raw = chunk.raw_finish_reason
+        if chunk.finish_reason is None and chunk.provider not in (None, NAME):
+            raw = None  # another format's status of an unfinished answer ("in_progress")
+        reason = finish_reason(chunk.finish_reason, raw, kept.reason_number, calls=self.called)
         if (
             reason is not None
             and not parts
@@ -376,6 +378,8 @@ class Writer:
     def fragment(self, fragment: ToolCallChunk, parts: list[dict[str, Any]]) -> None:
         """One fragment of a call: the call goes out once its arguments are whole."""
         index = fragment.index
+        if index in self.written and not fragment.arguments:
+            return  # a call's id and name again, after it is out (Responses' item done)
         held = [other for other in self.calls if other != index]
         for other in held:  # a fragment of another call: the held ones are done
             parts.extend(self.write_call(self.calls.pop(other)))
@@ -396,6 +400,8 @@ class Writer:
 
     def write_call(self, call: _Call) -> list[dict[str, Any]]:
         """The ``functionCall`` part of a call (an invalid one: the policy)."""
+        if call.index is not None:
+            self.written.add(call.index)
         finished = call.finished()
         if isinstance(finished, ToolCall):
             self.called = True
