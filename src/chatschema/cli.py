@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -551,6 +552,11 @@ def serve_command(args: argparse.Namespace) -> int:
         )
     except ValueError as error:
         raise UsageError(str(error)) from None
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(levelname)-9s %(name)s: %(message)s"))
+    gateway_log = logging.getLogger("chatschema.gateway")
+    gateway_log.addHandler(handler)
+    gateway_log.setLevel(args.log_level.upper())
     _print(f"chatschema gateway on http://{args.host}:{args.port}, upstream {args.upstream}:")
     for line in endpoints(args.upstream, args.url):
         _print(f"  {line}")

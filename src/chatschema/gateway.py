@@ -41,7 +41,7 @@ import re
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
-from typing import Any, get_args
+from typing import Any, Final, get_args
 from urllib.parse import urlsplit
 
 try:
@@ -60,6 +60,7 @@ except ImportError as error:  # pragma: no cover - the gateway extra is absent
 
 from chatschema_models.chunk import AssistantMessageChunk
 from chatschema_models.conversation import Conversation
+from chatschema_models.message import AssistantMessage
 
 from chatschema.errors import ChatSchemaError, UnsupportedContentError
 from chatschema.providers import get_http_codec
@@ -75,6 +76,7 @@ from chatschema.providers._endpoints import (
     read_error,
     upstream_path,
 )
+from chatschema.providers.bedrock_converse import json_form
 
 __all__ = ["ANTHROPIC_VERSION", "KEY_VARIABLES", "OMITTED_HEADER", "create_app", "endpoints"]
 
@@ -211,7 +213,7 @@ class _Gateway:
             return self.refuse(caller, WireError(400, f"the {caller} request: {reason}"))
         conversation = self.with_model(conversation)
         try:
-            upstream_body = self.encode(conversation, stream=stream)
+            upstream_body = self.encode(conversation, caller, stream=stream)
         except UnsupportedContentError as error:
             return self.refuse(caller, WireError(400, _unsayable(error, self.upstream)))
         except (ChatSchemaError, ValueError, TypeError) as error:
@@ -229,12 +231,9 @@ class _Gateway:
         url = self.url + path
         headers = self.headers(request, caller, url, content)
         omitted = self.omitted(conversation)
-        extra = {}
+        extra: dict[str, str] = {}
         if omitted:
-            extra[OMITTED_HEADER] = _header_value(omitted)
-            logger.info(
-                "%s -> %s: left out of the request: %s", caller, self.upstream, "; ".join(omitted)
-            )
+            self.left_out(caller, "request", omitted, extra)
         outgoing = self.client.build_request("POST", url, content=content, headers=headers)
         try:
             answer = await self.client.send(outgoing, stream=stream)
@@ -256,6 +255,10 @@ class _Gateway:
             return self.relay(request, caller, body, answer, options, extra)
         try:
             message = self.codec.decode_response(json.loads(answer.content))
+            if caller != self.upstream:
+                message, left_out = _without_opaque(message, self.upstream)
+                if left_out:
+                    self.left_out(caller, "answer", left_out, extra)
             data = get_http_codec(caller).encode_response(message, **options)
         except UnsupportedContentError as error:
             reason = " ".join(str(error).split())
@@ -284,10 +287,14 @@ class _Gateway:
         data.setdefault("settings", {})["model"] = model
         return Conversation.model_validate(data)
 
-    def encode(self, conversation: Conversation, *, stream: bool) -> dict[str, Any]:
+    def encode(self, conversation: Conversation, caller: str, *, stream: bool) -> dict[str, Any]:
         """The upstream's request body: encoded, then given its transport keys."""
         body = self.codec.encode(
-            conversation, unsupported=self.unsupported, reasoning=self.reasoning
+            conversation,
+            unsupported=self.unsupported,
+            reasoning=self.reasoning,
+            # a Chat caller's reasoning_content goes back to a Chat upstream as it came
+            reasoning_content=self.upstream == "openai_chat" and caller == "openai_chat",
         )
         extra_body = body.pop("extra_body", None)
         if isinstance(extra_body, dict):  # the SDKs merge extra_body into the JSON body
@@ -299,7 +306,8 @@ class _Gateway:
             return body
         if upstream == "bedrock_converse":
             body.pop("modelId", None)
-            return body
+            wire: dict[str, Any] = json_form(body)  # boto3 takes bytes; HTTP, base64 text
+            return wire
         body.pop("stream", None)
         body.pop("stream_options", None)
         if upstream == "anthropic" and "max_tokens" not in body:
@@ -354,6 +362,17 @@ class _Gateway:
             for position, call in enumerate(getattr(message, "tool_calls", None) or []):
                 _thought(found, call, f"/messages/{number}/tool_calls/{position}", upstream)
         return found
+
+    def left_out(self, caller: str, where: str, values: list[str], extra: dict[str, str]) -> None:
+        """Say which opaque values were left out: a log line, and the response header."""
+        logger.info(
+            "%s -> %s: left out of the %s: %s", caller, self.upstream, where, "; ".join(values)
+        )
+        named = [f"{where} {value}" for value in values]
+        if OMITTED_HEADER in extra:
+            extra[OMITTED_HEADER] += ", " + _header_value(named)
+        else:
+            extra[OMITTED_HEADER] = _header_value(named)
 
     def timed_out(self) -> WireError:
         """The 504 for an upstream that did not answer in time."""
@@ -410,7 +429,9 @@ class _Gateway:
         sent = 0
         try:
             chunks = self.codec.decode_stream(self.events(answer))
-            source = _checked(chunks, self.upstream, usage=usage)
+            left_out: list[str] = []
+            strip = caller != self.upstream
+            source = _checked(chunks, self.upstream, usage=usage, strip=strip, left_out=left_out)
             writer = get_http_codec(caller).encode_stream(source, sse=not array, **options)
             async for frame in writer:
                 if array:
@@ -419,6 +440,9 @@ class _Gateway:
                 yield frame
             if array:
                 yield b"]" if sent else b"[]"
+            if left_out:
+                text = "; ".join(left_out)
+                logger.info("%s <- %s: left out of the answer: %s", caller, self.upstream, text)
         except _StreamBroken as broken:
             yield self.error_frame(caller, broken.error, sent, array=array)
         except httpx.TimeoutException:
@@ -430,6 +454,10 @@ class _Gateway:
             reason = " ".join(str(error).split())
             text = f"the {self.upstream} stream could not be translated: {reason}"
             yield self.error_frame(caller, WireError(502, self.secret(text)), sent, array=array)
+        except Exception:  # a fault of the gateway: the stream still ends with an error
+            logger.exception("%s <- %s: the gateway failed mid-stream", caller, self.upstream)
+            failure = WireError(500, "the gateway failed on this stream (see its log)")
+            yield self.error_frame(caller, failure, sent, array=array)
         finally:
             with anyio.CancelScope(shield=True):  # a caller gone: the upstream request ends too
                 await answer.aclose()
@@ -500,20 +528,85 @@ def _is_error(event: dict[str, Any]) -> bool:
 
 
 async def _checked(
-    chunks: AsyncIterator[AssistantMessageChunk], upstream: str, *, usage: bool
+    chunks: AsyncIterator[AssistantMessageChunk],
+    upstream: str,
+    *,
+    usage: bool,
+    strip: bool,
+    left_out: list[str],
 ) -> AsyncIterator[AssistantMessageChunk]:
-    """The upstream's chunks, ended by an error when its stream stops before its end."""
+    """The upstream's chunks, ended by an error when its stream stops before its end.
+
+    With ``strip``, reasoning deltas lose their opaque values (noted in ``left_out``).
+    """
     finished = False
     async for chunk in chunks:
         if chunk.chunk_position == "last" or chunk.finish_reason is not None:
             finished = True
         if not usage and chunk.usage is not None:
             chunk = chunk.model_copy(update={"usage": None})
+        if strip and isinstance(chunk.content, list):
+            for block in chunk.content:
+                if block.type == "reasoning" and (block.signature or block.encrypted_content):
+                    chunk = _chunk_without_opaque(chunk, upstream, left_out)
+                    break
         yield chunk
     if not finished:
         raise _StreamBroken(
             WireError(502, f"the {upstream} stream ended before the answer was complete")
         )
+
+
+_OPAQUE: Final = ("signature", "encrypted_content")
+"""A reasoning block's opaque fields: only the provider that made them takes them back."""
+
+
+def _opaque_free(blocks: list[Any], upstream: str, left_out: list[str]) -> list[dict[str, Any]]:
+    """The blocks' JSON data without reasoning's opaque values (noted in ``left_out``).
+
+    A reasoning block left with nothing to show is dropped.
+    """
+    kept: list[dict[str, Any]] = []
+    for position, block in enumerate(blocks):
+        data = block.model_dump(mode="python", exclude_unset=True, by_alias=True)
+        if data.get("type") == "reasoning":
+            for name in _OPAQUE:
+                if data.pop(name, None):
+                    index = data.get("index", position)
+                    left_out.append(f"/content/{index} {name} from {upstream}")
+            if not (data.keys() - {"type", "index", "provider"}):
+                continue
+        kept.append(data)
+    return kept
+
+
+def _chunk_without_opaque(
+    chunk: AssistantMessageChunk, upstream: str, left_out: list[str]
+) -> AssistantMessageChunk:
+    """A chunk whose reasoning deltas carry no opaque value."""
+    data = chunk.model_dump(mode="python", exclude_unset=True, by_alias=True)
+    data["content"] = _opaque_free(list(chunk.content or ()), upstream, left_out)
+    return AssistantMessageChunk.model_validate(data)
+
+
+def _without_opaque(message: AssistantMessage, upstream: str) -> tuple[AssistantMessage, list[str]]:
+    """An answer without the upstream's opaque values, and what was left out.
+
+    The caller cannot send them back to this upstream through another format (they
+    come back as its own), and its own provider would refuse them.
+    """
+    left_out: list[str] = []
+    content = message.content
+    if isinstance(content, list) and any(
+        block.type == "reasoning" and (block.signature or block.encrypted_content)
+        for block in content
+    ):
+        data = message.model_dump(mode="python", exclude_unset=True, by_alias=True)
+        data["content"] = _opaque_free(content, upstream, left_out)
+        message = AssistantMessage.model_validate(data)
+    for position, call in enumerate(message.tool_calls or ()):
+        _thought(left_out, call, f"/tool_calls/{position}", "")
+    return message, left_out
 
 
 FOREIGN_CALL_SIGNATURE = "skip_thought_signature_validator"
@@ -718,7 +811,12 @@ def create_app(
 
     def route(endpoint: Endpoint) -> Route:
         async def handle(request: Request) -> Response:
-            return await gateway.handle(request, endpoint)
+            try:
+                return await gateway.handle(request, endpoint)
+            except Exception:  # a fault of the gateway: the caller still gets its shape
+                logger.exception("%s -> %s: the gateway failed", endpoint.provider, upstream)
+                failure = WireError(500, "the gateway failed on this request (see its log)")
+                return gateway.refuse(endpoint.provider, failure)
 
         return Route(endpoint.path, handle, methods=["POST"])
 
