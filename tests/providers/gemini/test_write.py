@@ -34,6 +34,7 @@ from chatschema import (
 from chatschema.errors import ChatSchemaError, OptionError
 from chatschema.providers import gemini
 from chatschema.providers.gemini import wire
+from chatschema.testing import split_message
 
 TRAFFIC = Path(__file__).resolve().parents[2] / "traffic" / "gemini"
 FILES = recorded.listing(TRAFFIC)
@@ -612,3 +613,26 @@ def test_another_formats_stream_becomes_one_call_and_no_foreign_status() -> None
     assert [(call["id"], call["name"], call["arguments"]) for call in back["tool_calls"]] == [
         ("call_1", "lookup", {"q": "UK"})
     ]
+
+
+def test_a_thoughts_signature_stays_on_its_thought_when_text_follows() -> None:
+    """Decoded and written again, a stream whose signature ends a thought right before
+    plain text deltas is the same stream (the text waits for the held signature)."""
+    message = AssistantMessage.model_validate(
+        {
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "reasoning",
+                    "text": "I think so.",
+                    "signature": "U0lH",
+                    "provider": "gemini",
+                },
+                {"type": "text", "text": "Let me answer."},
+            ],
+            "finish_reason": "stop",
+        }
+    )
+    first = list(gemini.encode_stream(split_message(message)))
+    again = list(gemini.encode_stream(list(gemini.decode_stream(first))))
+    assert again == first

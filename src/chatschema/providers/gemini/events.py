@@ -182,11 +182,16 @@ class Writer:
         """The text of a plain text delta (the hot path), else None.
 
         A plain text delta has string content and no field but the message's own
-        (model, response id ...), and comes while no call is held: its event is one
-        text part.
+        (model, response id ...), and comes while no call and no signature is held:
+        its event is one text part.
         """
         text = chunk.__dict__["content"]
-        if type(text) is str and chunk.__pydantic_fields_set__ <= _PLAIN and not self.calls:
+        if (
+            type(text) is str
+            and chunk.__pydantic_fields_set__ <= _PLAIN
+            and not self.calls
+            and self.held is None
+        ):
             return text
         return None
 
