@@ -483,9 +483,8 @@ class _Gateway:
                     if ERROR_EVENTS.intersection(event):
                         ((name, detail),) = event.items()
                         text = detail.get("message") if isinstance(detail, dict) else None
-                        raise _StreamBroken(
-                            WireError(502, f"{name}: {text or 'the stream reported an error'}")
-                        )
+                        text = f"{name}: {text or 'the stream reported an error'}"
+                        raise _StreamBroken(WireError(502, self.secret(text)))
                     yield event
             reader.end()
             return
@@ -547,7 +546,7 @@ async def _checked(
             chunk = chunk.model_copy(update={"usage": None})
         if strip and isinstance(chunk.content, list):
             for block in chunk.content:
-                if block.type == "reasoning" and (block.signature or block.encrypted_content):
+                if block.type == "reasoning" and _has_opaque(block):
                     chunk = _chunk_without_opaque(chunk, upstream, left_out)
                     break
         yield chunk
@@ -559,6 +558,11 @@ async def _checked(
 
 _OPAQUE: Final = ("signature", "encrypted_content")
 """A reasoning block's opaque fields: only the provider that made them takes them back."""
+
+
+def _has_opaque(block: Any) -> bool:
+    """Whether a reasoning block has an opaque field (an empty one too: its start)."""
+    return block.signature is not None or block.encrypted_content is not None
 
 
 def _opaque_free(blocks: list[Any], upstream: str, left_out: list[str]) -> list[dict[str, Any]]:
@@ -598,8 +602,7 @@ def _without_opaque(message: AssistantMessage, upstream: str) -> tuple[Assistant
     left_out: list[str] = []
     content = message.content
     if isinstance(content, list) and any(
-        block.type == "reasoning" and (block.signature or block.encrypted_content)
-        for block in content
+        block.type == "reasoning" and _has_opaque(block) for block in content
     ):
         data = message.model_dump(mode="python", exclude_unset=True, by_alias=True)
         data["content"] = _opaque_free(content, upstream, left_out)
