@@ -46,8 +46,10 @@ from chatschema import (
 )
 from chatschema.errors import ConversionError
 from chatschema.limits import MAX_DEPTH
-from chatschema.providers import PROVIDERS, get_codec
-from chatschema.providers._common.drive import drive, is_async
+from chatschema.providers import PROVIDERS, get_codec, get_http_codec
+from chatschema.providers._codec import HTTP_PROVIDERS
+from chatschema.providers._common.drive import drive, is_async, pushed
+from chatschema.providers._common.respond import pushed_writer
 from chatschema.providers._common.sse import SSEParser, aiter_sse, astream_events, iter_sse
 
 PAYLOADS = Path(__file__).parent / "payloads"
@@ -228,6 +230,47 @@ def test_an_async_generator_of_events_gives_the_sync_chunks(key: str) -> None:
     got = asyncio.run(async_outcome(fmt, agen(copy.deepcopy(events))))
     assert got == want
     assert asyncio.run(async_outcome(fmt, agen(copy.deepcopy(events), pause=False))) == want
+
+
+@pytest.mark.parametrize("key", IDS)
+def test_a_pushed_decoder_gives_the_sync_chunks(key: str) -> None:
+    """``pushed(decode_stream)`` (the gateway's relay) fed the events in batches of any
+    size gives what the sync generator yields."""
+    fmt, events = CORPUS[key]
+    want = sync_outcome(fmt, copy.deepcopy(events))
+    rng = random.Random(key)
+    for sizes in ([1], [len(events) or 1], [rng.randint(1, 5) for _ in range(len(events))]):
+        decoder = pushed(get_codec(fmt).decode_stream)
+        chunks: list[AssistantMessageChunk] = []
+        remaining = copy.deepcopy(events)
+        for size in itertools.cycle(sizes):
+            if not remaining or decoder.stopped:
+                break
+            batch, remaining = remaining[:size], remaining[size:]
+            chunks += decoder.feed(batch)
+        chunks += decoder.end()
+        assert (fingerprint(chunks), None) == want
+
+
+@pytest.mark.parametrize("key", [key for key in IDS if CORPUS.format(key) in HTTP_PROVIDERS])
+def test_a_pushed_writer_gives_the_frames_of_encode_stream(key: str) -> None:
+    """``pushed_writer(encode_stream)`` fed the chunks in batches writes the same bytes."""
+    fmt, events = CORPUS[key]
+    chunks = list(get_codec(fmt).decode_stream(copy.deepcopy(events)))
+    for target in HTTP_PROVIDERS:
+        codec = get_http_codec(target)
+        options = {"unsupported": "drop", "id_seed": key, "created": 1}
+        try:
+            want: Any = b"".join(codec.encode_stream(chunks, sse=True, **options))
+        except ConversionError as error:  # (a stream the target cannot say: the same error)
+            want = error_of(error)
+        writer = pushed_writer(codec.encode_stream, sse=True, **options)
+        try:
+            frames = [*writer.feed(chunks[:1]), *writer.feed(chunks[1:3])]
+            got: Any = b"".join([*frames, *writer.feed(chunks[3:]), *writer.end()])
+        except ConversionError as error:
+            got = error_of(error)
+        assert got == want, target
 
 
 @pytest.mark.parametrize("key", IDS)

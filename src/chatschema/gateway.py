@@ -65,8 +65,9 @@ from chatschema_models.message import AssistantMessage
 from chatschema.errors import ChatSchemaError, UnsupportedContentError
 from chatschema.providers import get_http_codec
 from chatschema.providers._codec import HTTP_PROVIDERS, ProviderName
+from chatschema.providers._common.drive import pushed
 from chatschema.providers._common.options import ReasoningPolicy, UnsupportedPolicy
-from chatschema.providers._common.respond import ReplyOptions, dumps
+from chatschema.providers._common.respond import ReplyOptions, dumps, pushed_writer
 from chatschema.providers._common.sse import SSEParser
 from chatschema.providers._endpoints import (
     ENDPOINTS,
@@ -160,7 +161,11 @@ class _Gateway:
         self.reasoning: ReasoningPolicy = reasoning
         self.timeout = httpx.Timeout(read_timeout, connect=connect_timeout, pool=connect_timeout)
         self.limits = httpx.Limits(
-            max_connections=max_connections, max_keepalive_connections=max_connections or 100
+            max_connections=max_connections,
+            max_keepalive_connections=max_connections or 100,
+            # below the 5 s uvicorn and many servers keep an idle connection: a pooled
+            # connection is not reused just as the server closes it
+            keepalive_expiry=4.0,
         )
         self.extra_headers = dict(headers or {})
         self.key = api_key if api_key is not None else _key_from_environment(upstream)
@@ -425,53 +430,70 @@ class _Gateway:
         usage: bool,
         array: bool,
     ) -> AsyncIterator[bytes]:
-        """The caller's stream body, frame by frame; an upstream failure ends it with an error."""
+        """The caller's stream body; an upstream failure ends it with the caller's error event.
+
+        Each network read is translated at once, without a generator per event: its
+        events decoded (the upstream codec's decoder, pushed), checked, and written
+        (the caller's codec's writer, pushed); their frames leave in one write.
+        """
         sent = 0
+        held: list[bytes] = []
+        failure: WireError | None = None
+        checked = _Checked(self.upstream, usage=usage, strip=caller != self.upstream)
         try:
-            chunks = self.codec.decode_stream(self.events(answer))
-            left_out: list[str] = []
-            strip = caller != self.upstream
-            source = _checked(chunks, self.upstream, usage=usage, strip=strip, left_out=left_out)
-            writer = get_http_codec(caller).encode_stream(source, sse=not array, **options)
-            async for frame in writer:
+            decoder = pushed(self.codec.decode_stream)
+            writer = pushed_writer(get_http_codec(caller).encode_stream, sse=not array, **options)
+            async for events in self.batches(answer):
+                frames = writer.feed(checked.chunks(decoder.feed(events)))
                 if array:
-                    frame = (b"[" if sent == 0 else b",\r\n") + dumps(frame)
-                sent += 1
-                yield frame
+                    frames = [(b"," if sent + n else b"[") + dumps(f) for n, f in enumerate(frames)]
+                sent += len(frames)
+                if frames:
+                    yield b"".join(frames)
+                if decoder.stopped:
+                    break
+            frames = writer.feed(checked.chunks(decoder.end()))
+            checked.finish()
+            frames += writer.end()
             if array:
-                yield b"]" if sent else b"[]"
-            if left_out:
-                text = "; ".join(left_out)
+                frames = [(b"," if sent + n else b"[") + dumps(f) for n, f in enumerate(frames)]
+                frames.append(b"]" if sent + len(frames) else b"[]")
+            held = frames
+            if checked.left_out:
+                text = "; ".join(checked.left_out)
                 logger.info("%s <- %s: left out of the answer: %s", caller, self.upstream, text)
         except _StreamBroken as broken:
-            yield self.error_frame(caller, broken.error, sent, array=array)
+            failure = broken.error
         except httpx.TimeoutException:
-            yield self.error_frame(caller, self.timed_out(), sent, array=array)
+            failure = self.timed_out()
         except httpx.HTTPError as error:
             text = f"the {self.upstream} stream broke: {' '.join(str(error).split())}"
-            yield self.error_frame(caller, WireError(502, self.secret(text)), sent, array=array)
+            failure = WireError(502, self.secret(text))
         except ChatSchemaError as error:
             reason = " ".join(str(error).split())
             text = f"the {self.upstream} stream could not be translated: {reason}"
-            yield self.error_frame(caller, WireError(502, self.secret(text)), sent, array=array)
+            failure = WireError(502, self.secret(text))
         except Exception:  # a fault of the gateway: the stream still ends with an error
             logger.exception("%s <- %s: the gateway failed mid-stream", caller, self.upstream)
             failure = WireError(500, "the gateway failed on this stream (see its log)")
-            yield self.error_frame(caller, failure, sent, array=array)
         finally:
             with anyio.CancelScope(shield=True):  # a caller gone: the upstream request ends too
                 await answer.aclose()
+        if failure is not None:
+            held = [self.error_frame(caller, failure, sent, array=array)]
+        if held:
+            yield b"".join(held)
 
     def error_frame(self, caller: str, error: WireError, sent: int, *, array: bool) -> bytes:
         """The event that ends the caller's stream with ``error``."""
         logger.warning("%s <- %s stream: %s", caller, self.upstream, error.message)
         if array:
             body, _ = error.body(caller)
-            return (b"[" if sent == 0 else b",\r\n") + body + b"]"
+            return (b"," if sent else b"[") + body + b"]"
         return error.event(caller, sequence_number=sent)
 
-    async def events(self, answer: httpx.Response) -> AsyncIterator[Any]:
-        """The upstream's stream events, parsed as they arrive; error events raise."""
+    async def batches(self, answer: httpx.Response) -> AsyncIterator[list[Any]]:
+        """The upstream's stream events, parsed a network read at a time; errors raise."""
         upstream = self.upstream
         if upstream == "bedrock_converse":
             from chatschema.providers.bedrock_converse.eventstream import EventStreamReader
@@ -479,27 +501,34 @@ class _Gateway:
 
             reader = EventStreamReader()
             async for piece in answer.aiter_raw():
-                for event in reader.feed(piece):
+                batch = reader.feed(piece)
+                for event in batch:
                     if ERROR_EVENTS.intersection(event):
                         ((name, detail),) = event.items()
                         text = detail.get("message") if isinstance(detail, dict) else None
                         text = f"{name}: {text or 'the stream reported an error'}"
                         raise _StreamBroken(WireError(502, self.secret(text)))
-                    yield event
+                if batch:
+                    yield batch
             reader.end()
             return
         parser = SSEParser(provider=upstream)
         async for piece in answer.aiter_raw():
-            for event in parser.feed(piece):
-                if isinstance(event, dict) and _is_error(event):
-                    raise _StreamBroken(self.stream_error(event))
-                yield event
+            batch = self.checked_events(parser.feed(piece))
+            if batch:
+                yield batch
             if parser.done:
                 return
-        for event in parser.end():
-            if isinstance(event, dict) and _is_error(event):
+        batch = self.checked_events(parser.end())
+        if batch:
+            yield batch
+
+    def checked_events(self, events: list[Any]) -> list[Any]:
+        """``events``, unless one is an error event: then its error is raised."""
+        for event in events:
+            if type(event) is dict and _is_error(event):
                 raise _StreamBroken(self.stream_error(event))
-            yield event
+        return events
 
     def stream_error(self, event: dict[str, Any]) -> WireError:
         """An upstream's stream error event as a :class:`WireError`."""
@@ -526,34 +555,38 @@ def _is_error(event: dict[str, Any]) -> bool:
     )
 
 
-async def _checked(
-    chunks: AsyncIterator[AssistantMessageChunk],
-    upstream: str,
-    *,
-    usage: bool,
-    strip: bool,
-    left_out: list[str],
-) -> AsyncIterator[AssistantMessageChunk]:
-    """The upstream's chunks, ended by an error when its stream stops before its end.
+class _Checked:
+    """A relayed stream's chunks, checked: its end seen, usage and opaque values minded."""
 
-    With ``strip``, reasoning deltas lose their opaque values (noted in ``left_out``).
-    """
-    finished = False
-    async for chunk in chunks:
-        if chunk.chunk_position == "last" or chunk.finish_reason is not None:
-            finished = True
-        if not usage and chunk.usage is not None:
-            chunk = chunk.model_copy(update={"usage": None})
-        if strip and isinstance(chunk.content, list):
-            for block in chunk.content:
-                if block.type == "reasoning" and _has_opaque(block):
-                    chunk = _chunk_without_opaque(chunk, upstream, left_out)
-                    break
-        yield chunk
-    if not finished:
-        raise _StreamBroken(
-            WireError(502, f"the {upstream} stream ended before the answer was complete")
-        )
+    __slots__ = ("finished", "left_out", "strip", "upstream", "usage")
+
+    def __init__(self, upstream: str, *, usage: bool, strip: bool) -> None:
+        self.upstream = upstream
+        self.usage = usage  # whether the caller takes usage (Chat: when it asked)
+        self.strip = strip  # whether opaque values are left out (another format)
+        self.finished = False  # a chunk said the answer is complete
+        self.left_out: list[str] = []
+
+    def chunks(self, chunks: list[AssistantMessageChunk]) -> list[AssistantMessageChunk]:
+        """``chunks`` as the caller's writer takes them."""
+        for number, chunk in enumerate(chunks):
+            if chunk.chunk_position == "last" or chunk.finish_reason is not None:
+                self.finished = True
+            if not self.usage and chunk.usage is not None:
+                chunk = chunks[number] = chunk.model_copy(update={"usage": None})
+            if self.strip and type(chunk.content) is list:
+                for block in chunk.content:
+                    if block.type == "reasoning" and _has_opaque(block):
+                        chunks[number] = _chunk_without_opaque(chunk, self.upstream, self.left_out)
+                        break
+        return chunks
+
+    def finish(self) -> None:
+        """The upstream's stream ended: refuse it when the answer was not complete."""
+        if not self.finished:
+            raise _StreamBroken(
+                WireError(502, f"the {self.upstream} stream ended before the answer was complete")
+            )
 
 
 _OPAQUE: Final = ("signature", "encrypted_content")

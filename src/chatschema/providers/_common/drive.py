@@ -42,7 +42,7 @@ from chatschema_models.chunk import AssistantMessageChunk
 
 from chatschema.providers._common.sse import SSEParser, check_depth, is_body
 
-__all__ = ["Build", "aclose_source", "close_source", "drive", "is_async"]
+__all__ = ["Build", "Pushed", "aclose_source", "close_source", "drive", "is_async", "pushed"]
 
 Chunks = Iterable[AssistantMessageChunk]
 Chunk = AssistantMessageChunk
@@ -122,6 +122,8 @@ def drive(
     """
     if isinstance(source, AsyncIterable):  # is_async
         return _adrive(source, provider, fast, step, build, end, done, errors)
+    if isinstance(source, Pushed):
+        return source.bind(provider, fast, step, build, end, done, errors)  # type: ignore[return-value]
     return _drive(source, provider, fast, step, build, end, done, errors)
 
 
@@ -255,6 +257,95 @@ async def _adrive(
     finally:
         if not finished:
             await aclose_source(source, iterator)
+
+
+class Pushed:
+    """A codec's stream decoder driven by pushes: events in, chunks out, no generator.
+
+    For a relay that already holds each network read's events (the gateway):
+    :func:`pushed` gives one bound to a codec; :meth:`feed` takes the events of one
+    read and returns their chunks, :meth:`end` the chunks after the last, exactly as
+    ``drive`` yields them (the fast path, the depth check of every other event, the
+    codec's ``done`` and error mapping).
+    """
+
+    __slots__ = ("_build", "_done", "_end", "_errors", "_fast", "_position", "_step", "provider")
+
+    def __init__(self) -> None:
+        self.provider = ""
+        self._position = 0
+        self._fast: Callable[[Any], Any] | None = None
+        self._step: Callable[[Any], Chunks] | None = None
+        self._build: Build | None = None
+        self._end: Callable[[], Chunks] | None = None
+        self._done: Callable[[], bool] | None = None
+        self._errors: Callable[[Exception], Exception | None] | None = None
+
+    def bind(
+        self,
+        provider: str,
+        fast: Callable[[Any], Any],
+        step: Callable[[Any], Chunks],
+        build: Build | None,
+        end: Callable[[], Chunks] | None,
+        done: Callable[[], bool] | None,
+        errors: Callable[[Exception], Exception | None] | None,
+    ) -> Pushed:
+        """Take a codec's loop parts (``drive``'s arguments); returns itself."""
+        self.provider = provider
+        self._fast, self._step, self._build = fast, step, build
+        self._end, self._done, self._errors = end, done, errors
+        return self
+
+    @property
+    def stopped(self) -> bool:
+        """Whether the codec saw the end of the answer (later events are not read)."""
+        return self._done is not None and self._done()
+
+    def feed(self, events: Iterable[Any]) -> list[AssistantMessageChunk]:
+        """The chunks of these events, in order (none once :attr:`stopped`)."""
+        fast, step, build = self._fast, self._step, self._build
+        if fast is None or step is None:
+            raise RuntimeError("a Pushed decoder is bound by a codec's decode_stream: pushed()")
+        out: list[AssistantMessageChunk] = []
+        try:
+            for event in events:
+                if self.stopped:
+                    break
+                value = fast(event)
+                if value is not None:  # the fast path
+                    out.append(value if build is None else build(Chunk, value))
+                else:
+                    check_depth(event, self._position, self.provider)
+                    out.extend(step(event))
+                self._position += 1
+        except Exception as error:
+            raise self._mapped(error) from None
+        return out
+
+    def end(self) -> list[AssistantMessageChunk]:
+        """The chunks after the last event (what the codec held back)."""
+        try:
+            return list(self._end()) if self._end is not None else []
+        except Exception as error:
+            raise self._mapped(error) from None
+
+    def _mapped(self, error: Exception) -> Exception:
+        replacement = None if self._errors is None else self._errors(error)
+        return error if replacement is None else replacement
+
+
+def pushed(decode_stream: Callable[[Any], Any]) -> Pushed:
+    """A codec's ``decode_stream`` as a :class:`Pushed` decoder.
+
+    Raises:
+        TypeError: for a ``decode_stream`` that does not run on ``drive``.
+    """
+    decoder = Pushed()
+    made: object = decode_stream(decoder)
+    if made is not decoder:
+        raise TypeError(f"{decode_stream!r} does not run on drive: it cannot be pushed")
+    return decoder
 
 
 class _Progress:

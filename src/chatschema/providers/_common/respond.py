@@ -51,12 +51,14 @@ __all__ = [
     "EventWriter",
     "Frame",
     "Reply",
+    "PushedWriter",
     "ReplyOptions",
     "as_chunk",
     "as_message",
     "dumps",
     "frame_data",
     "frame_named",
+    "pushed_writer",
     "write_stream",
 ]
 
@@ -338,6 +340,8 @@ def write_stream(
         UnsupportedContentError: for content the format cannot say, under the
             ``"error"`` policy.
     """
+    if isinstance(source, PushedWriter):
+        return source.bind(provider, writer, frame if sse else None, closing)  # type: ignore[return-value]
     if isinstance(source, AssistantMessage | AssistantMessageChunk | dict):
         source = (source,)
     if is_async(source):
@@ -348,6 +352,72 @@ def write_stream(
             provider=provider,
         )
     return _write(source, provider, writer, frame if sse else None, closing)
+
+
+class PushedWriter:
+    """A codec's stream writer driven by pushes: chunks in, events (or frames) out.
+
+    The mirror of :class:`~chatschema.providers._common.drive.Pushed`, for a relay:
+    :func:`pushed_writer` gives one bound to a codec's ``encode_stream`` and its
+    options; :meth:`feed` returns what some chunks make, :meth:`end` what closes the
+    stream, exactly as ``encode_stream`` yields them.
+    """
+
+    __slots__ = ("_closing", "_frame", "_position", "_writer", "provider")
+
+    def __init__(self) -> None:
+        self.provider = ""
+        self._writer: EventWriter | None = None
+        self._frame: Frame | None = None
+        self._closing = b""
+        self._position = 0
+
+    def bind(
+        self, provider: str, writer: EventWriter, frame: Frame | None, closing: bytes
+    ) -> PushedWriter:
+        """Take a codec's writer and framing (``write_stream``'s); returns itself."""
+        self.provider, self._writer, self._frame, self._closing = provider, writer, frame, closing
+        return self
+
+    def feed(self, chunks: Iterable[AssistantMessageChunk]) -> list[Any]:
+        """The events (frames, with ``sse``) of these chunks, in order."""
+        writer, frame = self._writer, self._frame
+        if writer is None:
+            raise RuntimeError("a PushedWriter is bound by a codec's encode_stream")
+        out: list[Any] = []
+        for chunk in chunks:
+            if type(chunk) is not AssistantMessageChunk:
+                chunk = _validated_chunk(chunk, self._position, self.provider)
+            self._position += 1
+            events = writer.feed(chunk)
+            out.extend(events if frame is None else map(frame, events))
+        return out
+
+    def end(self) -> list[Any]:
+        """What closes the stream: the last events (and frames), the closing bytes."""
+        writer, frame = self._writer, self._frame
+        if writer is None:
+            raise RuntimeError("a PushedWriter is bound by a codec's encode_stream")
+        events = writer.end()
+        if frame is None:
+            return list(events)
+        out: list[Any] = [frame(event) for event in events]
+        if self._closing:
+            out.append(self._closing)
+        return out
+
+
+def pushed_writer(encode_stream: Callable[..., Any], **options: Any) -> PushedWriter:
+    """A codec's ``encode_stream(..., **options)`` as a :class:`PushedWriter`.
+
+    Raises:
+        TypeError: for an ``encode_stream`` that does not run on ``write_stream``.
+    """
+    sink = PushedWriter()
+    made: object = encode_stream(sink, **options)
+    if made is not sink:
+        raise TypeError(f"{encode_stream!r} does not run on write_stream: it cannot be pushed")
+    return sink
 
 
 def _write(

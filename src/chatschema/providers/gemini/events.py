@@ -50,6 +50,8 @@ _PLAIN: Final = frozenset({"content", "role", "provider", "model", "response_id"
 """The fields of a chunk the fast path writes (a text delta, its message fields)."""
 
 _TEXT_TYPES: Final = frozenset({"text", "reasoning"})
+_TEXT_DELTA: Final = frozenset({"type", "text", "index"})
+"""The fields of a text block that only adds text."""
 
 
 class _Text:
@@ -186,13 +188,18 @@ class Writer:
         its event is one text part.
         """
         text = chunk.__dict__["content"]
-        if (
-            type(text) is str
-            and chunk.__pydantic_fields_set__ <= _PLAIN
-            and not self.calls
-            and self.held is None
-        ):
+        if not chunk.__pydantic_fields_set__ <= _PLAIN or self.calls or self.held is not None:
+            return None
+        if type(text) is str:
             return text
+        if type(text) is list and len(text) == 1:
+            # one text block continuing an open text part (other formats' decoders)
+            block = text[0]
+            if type(block) is TextBlock and block.__pydantic_fields_set__ <= _TEXT_DELTA:
+                state = self.texts.get((block.__dict__["index"], "text"))
+                if state is not None and not state.fields:
+                    text = block.__dict__["text"]
+                    return text if type(text) is str else None
         return None
 
     def end(self) -> list[dict[str, Any]]:

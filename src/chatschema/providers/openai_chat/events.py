@@ -48,6 +48,8 @@ __all__ = ["EventWriter", "message_chunk"]
 
 _DELTAS: Final = (frozenset({"role", "content"}), frozenset({"content"}))
 """The fields a plain text delta sets (``decode_stream``'s fast path makes the first)."""
+_TEXT_DELTA: Final = frozenset({"type", "text", "index"})
+"""The fields of a text block that only adds text."""
 _BARE: Final = frozenset({"role", "provider", "response_metadata", "usage_mode"})
 """The fields of a chunk that says nothing of the message (metadata only)."""
 _STRING: Final = object()
@@ -150,12 +152,24 @@ class EventWriter:
     def feed(self, chunk: AssistantMessageChunk) -> list[dict[str, Any]]:
         """The events one chunk makes (a text delta: one event, built at once)."""
         text = chunk.__dict__["content"]
-        if (
-            self.text_key is _STRING
-            and type(text) is str
-            and text
-            and chunk.__pydantic_fields_set__ in _DELTAS
-        ):
+        key = self.text_key
+        if key is not None and chunk.__pydantic_fields_set__ in _DELTAS:
+            if type(text) is list and len(text) == 1:
+                # one text block continuing the open one (other formats' decoders)
+                block = text[0]
+                values = block.__dict__
+                text = None
+                if (
+                    type(block) is TextBlock
+                    and values["index"] == key
+                    and block.__pydantic_fields_set__ <= _TEXT_DELTA
+                ):
+                    text = values["text"]
+            elif key is not _STRING:
+                text = None
+        else:
+            text = None
+        if type(text) is str and text:
             if self.sse:
                 fast = _Text()
                 fast.text = text
