@@ -17,6 +17,8 @@ The orchestrator writes the inputs once to a temporary directory
 The official openai and anthropic SDKs' stream accumulators, the peers of the
 provider-stream rows, are timed in the chatschema side's process, in turns with
 chatschema's decoding (they never call chatschema; see ``bench/README.md``).
+The translating gateway is measured against a bare pass-through proxy by
+``gateway.py`` (servers in processes of their own), after the sides.
 
 Each side writes its timings as JSON; the orchestrator also times imports in fresh
 interpreters, prints medians and ratios (peer time / chatschema time) against the
@@ -55,6 +57,7 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH))
 
+import gateway as gateway_bench  # noqa: E402
 import serving  # noqa: E402
 import workloads as w  # noqa: E402  (bench/ is not a package)
 
@@ -984,7 +987,8 @@ class Target:
     kind: str
     """``min_ratio`` (peer / chatschema at least), ``max_multiple`` (chatschema at most
     N times the peer), ``max_per_item`` (seconds per item at most), ``flat`` (per-item
-    time across sizes over the smallest size's, at most)."""
+    time across sizes over the smallest size's, at most), ``gateway`` (judged by
+    ``gateway.py`` from its own measurements)."""
     threshold: float
     peer_workload: str | None = None
     note: str = ""
@@ -1694,6 +1698,9 @@ def parse_arguments() -> argparse.Namespace:
     )
     bootstrap.add_argument("--no-bootstrap", action="store_false", dest="bootstrap")
     parser.add_argument("--skip-openhands", action="store_true")
+    parser.add_argument(
+        "--skip-gateway", action="store_true", help="do not measure the translating gateway"
+    )
     parser.add_argument("--no-profile", action="store_true", help="do not profile misses")
     parser.add_argument(
         "--high-priority",
@@ -1729,20 +1736,33 @@ def main() -> int:
         sides, openhands_python = run_sides(arguments, inputs, options)
         imports, import_errors = time_imports(quick, openhands_python)
         datasets_section, datasets_crash = run_datasets(inputs, quick)
+        gateway_section, gateway_verdicts, gateway_problems = (
+            ("", [], [])
+            if arguments.skip_gateway
+            else run_gateway(quick, profile=not quick and not arguments.no_profile)
+        )
         description["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
         results = Results(sides, imports, sizes, manifest, options, quick, description)
         results.import_errors = import_errors
         verdicts = [judge(results, target) for target in targets(sizes)]
         if not quick and not arguments.no_profile:
             profile_misses(results, verdicts, inputs)
+        verdicts += gateway_verdicts  # gateway.py profiled its own misses
         found = show(results, verdicts)
         print(f"\n{datasets_section}")
         if datasets_crash:
             print(f"PROBLEM: datasets benchmark crashed: {datasets_crash}", file=sys.stderr)
             found.append(f"datasets benchmark crashed: {datasets_crash}")
+        if gateway_section:
+            print(f"\n{gateway_section}")
+        for problem in gateway_problems:
+            print(f"PROBLEM: {problem}", file=sys.stderr)
+        found += gateway_problems
         if output is not None:
             command = "bench/run.py " + " ".join(sys.argv[1:])
             report = render(results, verdicts, command.strip()) + "\n\n" + datasets_section
+            if gateway_section:
+                report = report.rstrip() + "\n\n" + gateway_section
             output.write_text(report.rstrip() + "\n")
             log(f"wrote {output}")
     finally:
@@ -1766,6 +1786,31 @@ def run_datasets(inputs: Path, quick: bool) -> tuple[str, str | None]:
         return "## Datasets\n\nCrashed; see the problems.\n", str(error)[-2000:]
     finally:
         shutil.rmtree(directory, ignore_errors=True)
+
+
+def run_gateway(quick: bool, profile: bool) -> tuple[str, list[Verdict], list[str]]:
+    """The gateway section (``gateway.py``): its markdown, its targets, its problems.
+
+    With ``profile``, a missed target's gateway is run once more under cProfile
+    beside the pass-through, and the split of their time goes in the section.
+    """
+    log("gateway: against a pass-through proxy (servers in processes of their own)")
+    try:
+        figures = gateway_bench.run(quick, profile=profile)
+    except Exception as error:  # reported as a problem, like a crashed side
+        section = "## Gateway (`chatschema.gateway`)\n\nCrashed; see the problems.\n"
+        return section, [], [f"gateway benchmark crashed: {str(error)[-2000:]}"]
+    verdicts = [
+        Verdict(
+            Target(found["label"], "gateway", None, "gateway", 0.0, note=found["note"]),
+            None,
+            found["met"],
+            found["shown"],
+        )
+        for found in gateway_bench.verdicts(figures)
+    ]
+    problems = [f"gateway: {problem}" for problem in figures["problems"]]
+    return gateway_bench.render(figures, with_targets=False), verdicts, problems
 
 
 def run_sides(
