@@ -130,9 +130,16 @@ class SSEParser:
 
     def _block(self, block: str, payloads: list[Any]) -> bool:
         """Read one event (its lines, without the blank line); True after ``[DONE]``."""
-        if "\n" not in block and block.startswith("data:"):  # one data line: most events
-            self._data.append(block[6:] if block.startswith("data: ") else block[5:])
-            return self._dispatch(payloads)
+        if block.startswith("data:"):
+            if "\n" not in block:  # one data line: most events
+                self._data.append(block[6:] if block.startswith("data: ") else block[5:])
+                return self._dispatch(payloads)
+        elif block.startswith("event:"):
+            head, _, data = block.partition("\n")
+            if data.startswith("data:") and "\n" not in data:  # a name, one data line
+                self._name = head[7:] if head.startswith("event: ") else head[6:]
+                self._data.append(data[6:] if data.startswith("data: ") else data[5:])
+                return self._dispatch(payloads)
         for line in block.split("\n"):
             if self._line(line, payloads):
                 return True
