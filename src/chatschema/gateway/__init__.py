@@ -36,12 +36,10 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import re
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, replace
-from typing import Any, Final, get_args
+from dataclasses import replace
+from typing import Any, get_args
 from urllib.parse import urlsplit
 
 try:
@@ -60,9 +58,22 @@ except ImportError as error:  # pragma: no cover - the gateway extra is absent
 
 from chatschema_models.chunk import AssistantMessageChunk
 from chatschema_models.conversation import Conversation
-from chatschema_models.message import AssistantMessage
 
 from chatschema.errors import ChatSchemaError, UnsupportedContentError
+from chatschema.gateway._credentials import (
+    KEY_VARIABLES,
+    Signer,
+    aws_signer,
+    caller_key,
+    key_from_environment,
+)
+from chatschema.gateway._opaque import (
+    chunk_without_opaque,
+    has_opaque,
+    omitted,
+    sign_foreign_calls,
+    without_opaque,
+)
 from chatschema.providers import get_http_codec
 from chatschema.providers._codec import HTTP_PROVIDERS, ProviderName
 from chatschema.providers._common.drive import pushed
@@ -89,16 +100,6 @@ OMITTED_HEADER = "chatschema-omitted"
 ANTHROPIC_VERSION = "2023-06-01"
 """The ``anthropic-version`` sent to an Anthropic upstream (a caller's own is kept)."""
 
-KEY_VARIABLES: dict[str, tuple[str, ...]] = {
-    "openai_chat": ("CHATSCHEMA_UPSTREAM_API_KEY", "OPENAI_API_KEY"),
-    "openai_responses": ("CHATSCHEMA_UPSTREAM_API_KEY", "OPENAI_API_KEY"),
-    "anthropic": ("CHATSCHEMA_UPSTREAM_API_KEY", "ANTHROPIC_API_KEY"),
-    "gemini": ("CHATSCHEMA_UPSTREAM_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"),
-    "bedrock_converse": ("CHATSCHEMA_UPSTREAM_API_KEY", "AWS_BEARER_TOKEN_BEDROCK"),
-}
-"""Where the upstream's key is read from when ``api_key`` is not given, first found
-first. A Bedrock upstream without a key signs with AWS credentials (botocore)."""
-
 _OMITTED_SHOWN = 20
 """Opaque values named in the header at most (the log line names every one)."""
 
@@ -111,24 +112,6 @@ class _StreamBroken(ChatSchemaError):
     def __init__(self, error: WireError) -> None:
         super().__init__(error.message)
         self.error = error
-
-
-@dataclass(frozen=True, slots=True)
-class _Signer:
-    """AWS SigV4 for a Bedrock upstream, through botocore's signer."""
-
-    credentials: Any
-    region: str
-
-    def headers(self, url: str, body: bytes, headers: dict[str, str]) -> dict[str, str]:
-        from botocore.auth import SigV4Auth  # type: ignore[import-untyped]
-        from botocore.awsrequest import AWSRequest  # type: ignore[import-untyped]
-
-        request = AWSRequest(method="POST", url=url, data=body, headers=headers)
-        SigV4Auth(self.credentials.get_frozen_credentials(), "bedrock", self.region).add_auth(
-            request
-        )
-        return dict(request.headers.items())
 
 
 class _Gateway:
@@ -168,10 +151,10 @@ class _Gateway:
             keepalive_expiry=4.0,
         )
         self.extra_headers = dict(headers or {})
-        self.key = api_key if api_key is not None else _key_from_environment(upstream)
-        self.signer: _Signer | None = None
+        self.key = api_key if api_key is not None else key_from_environment(upstream)
+        self.signer: Signer | None = None
         if upstream == "bedrock_converse" and self.key is None:
-            self.signer = _aws_signer(region, self.url)
+            self.signer = aws_signer(region, self.url)
         self._client: httpx.AsyncClient | None = None
 
     @property
@@ -235,10 +218,10 @@ class _Gateway:
         content = dumps(upstream_body)
         url = self.url + path
         headers = self.headers(request, caller, url, content)
-        omitted = self.omitted(conversation)
+        omitted_values = omitted(conversation, self.upstream, self.reasoning)
         extra: dict[str, str] = {}
-        if omitted:
-            self.left_out(caller, "request", omitted, extra)
+        if omitted_values:
+            self.left_out(caller, "request", omitted_values, extra)
         outgoing = self.client.build_request("POST", url, content=content, headers=headers)
         try:
             answer = await self.client.send(outgoing, stream=stream)
@@ -261,7 +244,7 @@ class _Gateway:
         try:
             message = self.codec.decode_response(json.loads(answer.content))
             if caller != self.upstream:
-                message, left_out = _without_opaque(message, self.upstream)
+                message, left_out = without_opaque(message, self.upstream)
                 if left_out:
                     self.left_out(caller, "answer", left_out, extra)
             data = get_http_codec(caller).encode_response(message, **options)
@@ -307,7 +290,7 @@ class _Gateway:
         upstream = self.upstream
         if upstream == "gemini":
             body.pop("model", None)  # the model is in the path
-            _sign_foreign_calls(body)
+            sign_foreign_calls(body)
             return body
         if upstream == "bedrock_converse":
             body.pop("modelId", None)
@@ -329,7 +312,7 @@ class _Gateway:
         key = self.key
         same = family(caller) == family(self.upstream)
         if self.pass_key and same:
-            key = _caller_key(request, caller) or key
+            key = caller_key(request, caller) or key
         upstream = self.upstream
         if upstream == "anthropic":
             version = request.headers.get("anthropic-version") if same else None
@@ -347,26 +330,6 @@ class _Gateway:
         elif self.signer is not None:
             headers = self.signer.headers(url, content, headers)
         return headers
-
-    def omitted(self, conversation: Conversation) -> list[str]:
-        """The opaque values the upstream request leaves out, each with its place."""
-        upstream = self.upstream
-        found: list[str] = []
-        for number, message in enumerate(conversation.messages):
-            content = getattr(message, "content", None)
-            blocks = content if isinstance(content, list) else []
-            for position, block in enumerate(blocks):
-                if getattr(block, "type", None) == "reasoning":
-                    source = block.provider
-                    replayed = self.reasoning != "drop" and source == upstream
-                    for name in ("signature", "encrypted_content"):
-                        if getattr(block, name, None) and not replayed:
-                            where = f"/messages/{number}/content/{position}"
-                            found.append(f"{where} {name} from {source or 'unknown'}")
-                _thought(found, block, f"/messages/{number}/content/{position}", upstream)
-            for position, call in enumerate(getattr(message, "tool_calls", None) or []):
-                _thought(found, call, f"/messages/{number}/tool_calls/{position}", upstream)
-        return found
 
     def left_out(self, caller: str, where: str, values: list[str], extra: dict[str, str]) -> None:
         """Say which opaque values were left out: a log line, and the response header."""
@@ -576,8 +539,8 @@ class _Checked:
                 chunk = chunks[number] = chunk.model_copy(update={"usage": None})
             if self.strip and type(chunk.content) is list:
                 for block in chunk.content:
-                    if block.type == "reasoning" and _has_opaque(block):
-                        chunks[number] = _chunk_without_opaque(chunk, self.upstream, self.left_out)
+                    if block.type == "reasoning" and has_opaque(block):
+                        chunks[number] = chunk_without_opaque(chunk, self.upstream, self.left_out)
                         break
         return chunks
 
@@ -587,95 +550,6 @@ class _Checked:
             raise _StreamBroken(
                 WireError(502, f"the {self.upstream} stream ended before the answer was complete")
             )
-
-
-_OPAQUE: Final = ("signature", "encrypted_content")
-"""A reasoning block's opaque fields: only the provider that made them takes them back."""
-
-
-def _has_opaque(block: Any) -> bool:
-    """Whether a reasoning block has an opaque field (an empty one too: its start)."""
-    return block.signature is not None or block.encrypted_content is not None
-
-
-def _opaque_free(blocks: list[Any], upstream: str, left_out: list[str]) -> list[dict[str, Any]]:
-    """The blocks' JSON data without reasoning's opaque values (noted in ``left_out``).
-
-    A reasoning block left with nothing to show is dropped.
-    """
-    kept: list[dict[str, Any]] = []
-    for position, block in enumerate(blocks):
-        data = block.model_dump(mode="python", exclude_unset=True, by_alias=True)
-        if data.get("type") == "reasoning":
-            for name in _OPAQUE:
-                if data.pop(name, None):
-                    index = data.get("index", position)
-                    left_out.append(f"/content/{index} {name} from {upstream}")
-            if not (data.keys() - {"type", "index", "provider"}):
-                continue
-        kept.append(data)
-    return kept
-
-
-def _chunk_without_opaque(
-    chunk: AssistantMessageChunk, upstream: str, left_out: list[str]
-) -> AssistantMessageChunk:
-    """A chunk whose reasoning deltas carry no opaque value."""
-    data = chunk.model_dump(mode="python", exclude_unset=True, by_alias=True)
-    data["content"] = _opaque_free(list(chunk.content or ()), upstream, left_out)
-    return AssistantMessageChunk.model_validate(data)
-
-
-def _without_opaque(message: AssistantMessage, upstream: str) -> tuple[AssistantMessage, list[str]]:
-    """An answer without the upstream's opaque values, and what was left out.
-
-    The caller cannot send them back to this upstream through another format (they
-    come back as its own), and its own provider would refuse them.
-    """
-    left_out: list[str] = []
-    content = message.content
-    if isinstance(content, list) and any(
-        block.type == "reasoning" and _has_opaque(block) for block in content
-    ):
-        data = message.model_dump(mode="python", exclude_unset=True, by_alias=True)
-        data["content"] = _opaque_free(content, upstream, left_out)
-        message = AssistantMessage.model_validate(data)
-    for position, call in enumerate(message.tool_calls or ()):
-        _thought(left_out, call, f"/tool_calls/{position}", "")
-    return message, left_out
-
-
-FOREIGN_CALL_SIGNATURE = "skip_thought_signature_validator"
-"""The thought signature Gemini takes on function calls it did not make."""
-
-
-def _sign_foreign_calls(body: dict[str, Any]) -> None:
-    """Give the model turns' function calls that lack a thought signature Gemini's stand-in.
-
-    Gemini 3 refuses (400) a turn whose first function call has no signature; calls
-    from another provider have none, and the Gemini API docs (Thought signatures)
-    name this value for calls the model did not make.
-    """
-    for content in body.get("contents") or ():
-        if not isinstance(content, dict) or content.get("role") != "model":
-            continue
-        parts = [part for part in content.get("parts") or () if isinstance(part, dict)]
-        if any("thought_signature" in part or "thoughtSignature" in part for part in parts):
-            continue
-        for part in parts:
-            if "function_call" in part or "functionCall" in part:
-                part["thought_signature"] = FOREIGN_CALL_SIGNATURE
-                break
-
-
-def _thought(found: list[str], item: Any, where: str, upstream: str) -> None:
-    """Note a Gemini thought signature kept in extras that a non-Gemini upstream drops."""
-    extras = getattr(item, "extras", None)
-    if upstream == "gemini" or not isinstance(extras, dict):
-        return
-    gemini = extras.get("gemini")
-    if isinstance(gemini, dict) and gemini.get("thought_signature"):
-        found.append(f"{where} thought_signature from gemini")
 
 
 def _unsayable(error: UnsupportedContentError, upstream: str) -> str:
@@ -698,57 +572,6 @@ def _header_value(omitted: list[str]) -> str:
     if len(omitted) > _OMITTED_SHOWN:
         shown += f", and {len(omitted) - _OMITTED_SHOWN} more"
     return shown.encode("ascii", "replace").decode()
-
-
-def _key_from_environment(upstream: str) -> str | None:
-    """The upstream key from the first set variable of :data:`KEY_VARIABLES`."""
-    for name in KEY_VARIABLES[upstream]:
-        value = os.environ.get(name)
-        if value:
-            return value
-    return None
-
-
-_BEARER = re.compile(r"^\s*bearer\s+(\S+)\s*$", re.IGNORECASE)
-
-
-def _caller_key(request: Request, caller: str) -> str | None:
-    """The key the caller sent, in its format's header (``pass_key``)."""
-    headers = request.headers
-    if caller == "gemini":
-        return headers.get("x-goog-api-key") or request.query_params.get("key")
-    if caller == "anthropic" and headers.get("x-api-key"):
-        return headers["x-api-key"]
-    match = _BEARER.match(headers.get("authorization", ""))
-    return match.group(1) if match else None
-
-
-def _aws_signer(region: str | None, url: str) -> _Signer | None:
-    """SigV4 with botocore's credential chain, or None when there are no credentials."""
-    try:
-        import botocore.session  # type: ignore[import-untyped]
-    except ImportError:
-        logger.warning(
-            "bedrock_converse upstream without a key, and botocore is not installed: "
-            "requests go unsigned (pip install botocore to sign with AWS credentials)"
-        )
-        return None
-    session = botocore.session.get_session()
-    credentials = session.get_credentials()
-    if credentials is None:
-        logger.warning(
-            "bedrock_converse upstream: no key and no AWS credentials: requests go unsigned"
-        )
-        return None
-    host = urlsplit(url).hostname or ""
-    match = re.match(r"bedrock-runtime(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com", host)
-    found = region or (match.group(1) if match else None) or session.get_config_variable("region")
-    if not found:
-        raise ValueError(
-            "a bedrock_converse upstream signed with AWS credentials needs its region: "
-            "region=..., AWS_REGION, or a bedrock-runtime.<region>.amazonaws.com URL"
-        )
-    return _Signer(credentials, found)
 
 
 def endpoints(upstream: ProviderName, url: str) -> list[str]:
