@@ -31,13 +31,13 @@ from chatschema import (
     ToolCall,
     Usage,
 )
-from chatschema.errors import ChatSchemaError
 from chatschema.providers import HTTP_PROVIDERS, get_http_codec
 from chatschema.providers._common.respond import Reply, frame_named
 from chatschema.providers.anthropic import response
+from providers import fast_writes
+from providers.fast_writes import TRAFFIC, ordered, recorded_responses
 
 NAME = "anthropic"
-TRAFFIC = Path(__file__).resolve().parents[2] / "traffic"
 OPTION_SETS: list[dict[str, Any]] = [  # (a seed and a time: both paths make the same)
     {"created": 1_767_225_600, "id_seed": 11},
     {"created": 0, "model": "m", "id_seed": "s", "unsupported": "drop"},
@@ -46,26 +46,9 @@ USAGE = Usage(input_tokens=12, output_tokens=5, total_tokens=17)
 CALL = ToolCall(id="toolu_1", name="get_weather", arguments={"city": "Zürich", "days": [1, 2]})
 
 
-def ordered(value: Any) -> Any:
-    """JSON data with its key order made visible to ``==``."""
-    if isinstance(value, dict):
-        return [(key, ordered(item)) for key, item in value.items()]
-    if isinstance(value, list):
-        return [ordered(item) for item in value]
-    return value
-
-
 def agree(message: AssistantMessage, **options: Any) -> bool:
     """Whether the fast path took ``message``; its body is the general path's if so."""
-    fast = response.common_body(message, Reply.resolve(NAME, options))
-    try:
-        general = response._encode_response(message, options)
-    except ChatSchemaError:
-        assert fast is None
-        return False
-    if fast is not None:
-        assert ordered(fast) == ordered(general)
-    return fast is not None
+    return fast_writes.agree(response, NAME, message, **options)
 
 
 PLAIN: dict[str, AssistantMessage] = {
@@ -190,16 +173,7 @@ def test_generated_replies_agree(message: AssistantMessage, options: dict[str, A
     agree(message, **options)
 
 
-def _recorded() -> list[Any]:
-    return [
-        pytest.param(fmt, path, id=f"{fmt}/{path.name[:-5]}")
-        for fmt in HTTP_PROVIDERS
-        for path in recorded.listing(TRAFFIC / fmt)
-        if "response" in recorded.index(path)
-    ]
-
-
-@pytest.mark.parametrize(("fmt", "path"), _recorded())
+@pytest.mark.parametrize(("fmt", "path"), recorded_responses())
 def test_recorded_responses_agree(fmt: str, path: Path) -> None:
     """Every recorded response of every format, decoded, written by both paths."""
     message = get_http_codec(fmt).decode_response(recorded.load(path)["response"])
