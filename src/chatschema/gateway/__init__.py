@@ -409,7 +409,7 @@ class _Gateway:
             async for events in self.batches(answer):
                 frames = writer.feed(checked.chunks(decoder.feed(events)))
                 if array:
-                    frames = [(b"," if sent + n else b"[") + dumps(f) for n, f in enumerate(frames)]
+                    frames = _array_items(frames, sent)
                 sent += len(frames)
                 if frames:
                     yield b"".join(frames)
@@ -419,7 +419,7 @@ class _Gateway:
             checked.finish()
             frames += writer.end()
             if array:
-                frames = [(b"," if sent + n else b"[") + dumps(f) for n, f in enumerate(frames)]
+                frames = _array_items(frames, sent)
                 frames.append(b"]" if sent + len(frames) else b"[]")
             held = frames
             if checked.left_out:
@@ -509,6 +509,11 @@ class _Gateway:
             type=kind,
             family=family(self.upstream) if kind else None,
         )
+
+
+def _array_items(events: list[Any], sent: int) -> list[bytes]:
+    """Events as the items of a JSON array stream (Gemini without ``alt=sse``)."""
+    return [(b"," if sent + number else b"[") + dumps(event) for number, event in enumerate(events)]
 
 
 def _is_error(event: dict[str, Any]) -> bool:
