@@ -28,7 +28,7 @@ from oracle import validate_response
 from test_roundtrip_properties import _split, canonical_conversations
 
 import chatschema
-from chatschema import AssistantMessage, AssistantMessageChunk, merge_chunks
+from chatschema import AssistantMessage, AssistantMessageChunk, StreamIncompleteError, merge_chunks
 from chatschema.providers import HTTP_PROVIDERS, get_http_codec
 
 CREATED = 1_767_225_600
@@ -142,10 +142,21 @@ def test_a_reply_round_trips_through_body_and_stream(provider: str) -> None:
         assert codec.encode_response(decoded, **options) == body
 
         want = chatschema.to_dict(decoded)
+        # Gemini writes no finishReason for a reply without one: its stream has no end
+        complete = provider != "gemini" or "finish_reason" in want
+
+        def chunks_of(stream: list[Any]) -> list[AssistantMessageChunk]:
+            if complete:
+                return list(codec.decode_stream(stream))
+            chunks: list[AssistantMessageChunk] = []
+            with pytest.raises(StreamIncompleteError):
+                chunks.extend(codec.decode_stream(stream))
+            return chunks
+
         for source in (decoded, rechunk(decoded, cuts)):
             events = list(codec.encode_stream(source, **options))
-            assert assembled(list(codec.decode_stream(events))) == want
+            assert assembled(chunks_of(events)) == want
             raw = b"".join(codec.encode_stream(source, sse=True, **options))
-            assert assembled(list(codec.decode_stream([raw]))) == want
+            assert assembled(chunks_of([raw])) == want
 
     run()

@@ -78,6 +78,7 @@ if TYPE_CHECKING:
         ConversionError,
         Problem,
         SchemaValidationError,
+        StreamIncompleteError,
         UnsupportedContentError,
         ValidationError,
     )
@@ -126,6 +127,7 @@ _HOMES = {
         "ConversionError",
         "Problem",
         "SchemaValidationError",
+        "StreamIncompleteError",
         "UnsupportedContentError",
         "ValidationError",
     ),
@@ -231,6 +233,7 @@ __all__ = [
     "ResponseFormat",
     "SchemaValidationError",
     "ServerToolCallBlock",
+    "StreamIncompleteError",
     "ServerToolResultBlock",
     "SystemMessage",
     "TYPE_NAMES",

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from chatschema_models.tool import InvalidToolCall, ToolCall, ToolCallChunk
     from chatschema_models.usage import Usage
 
-__all__ = ["ChunkAccumulator", "add_chunks", "merge_chunks", "to_message"]
+__all__ = ["ChunkAccumulator", "add_chunks", "merge_chunks", "not_chunks", "to_message"]
 
 # Block fields whose deltas are appended, by block type.
 _APPENDED = {
@@ -93,20 +93,51 @@ def _copy(value: Any) -> Any:
     return value
 
 
+def _too_long(pointer: str, what: str, type_name: str) -> ValidationError:
+    """The error of a streamed string grown past :data:`chatschema.limits.MAX_STRING_CHARS`."""
+    limit = limits.MAX_STRING_CHARS
+    message = f"{what} is longer than {limit:,} characters (chatschema.limits.MAX_STRING_CHARS)"
+    return ValidationError([Problem(pointer, "maxLength", message)], type_name=type_name)
+
+
 class _Block:
     """One content block being assembled."""
 
-    __slots__ = ("appended", "cls", "extended", "extras", "fields", "index", "type")
+    __slots__ = (
+        "appended",
+        "cls",
+        "extended",
+        "extras",
+        "fields",
+        "index",
+        "position",
+        "sizes",
+        "type",
+    )
 
-    def __init__(self, block: Any) -> None:
+    def __init__(self, block: Any, position: int) -> None:
         self.cls: Any = type(block)
         self.type: str = block.type
         self.index: int | None = block.index
+        self.position = position  # among the assembled content, for errors
         self.fields: dict[str, Any] = {}
         self.appended: dict[str, list[str]] = {}
+        self.sizes: dict[str, int] = {}  # characters appended, per field (the string limit)
         self.extended: dict[str, list[Any]] = {}
         self.extras: dict[str, Any] = {}
         self.add(block)
+
+    def grown(self, name: str, size: int) -> None:
+        """Count ``size`` more characters of field ``name``; past the string limit, raise.
+
+        Raises:
+            ValidationError: ``maxLength``, pointing at the field of this block.
+        """
+        total = self.sizes[name] = self.sizes.get(name, 0) + size
+        if total > limits.MAX_STRING_CHARS:
+            raise _too_long(
+                f"/content/{self.position}/{name}", f"the {name} of this block", "AssistantMessage"
+            )
 
     def add(self, block: Any) -> None:
         appended = _APPENDED.get(self.type, ())
@@ -116,6 +147,7 @@ class _Block:
             if value is None or name == "index":
                 continue
             if name in appended:
+                self.grown(name, len(value))
                 self.appended.setdefault(name, []).append(value)
             elif name in _EXTENDED:
                 self.extended.setdefault(name, []).extend(value)
@@ -166,13 +198,15 @@ def _validated(cls: Any, data: dict[str, Any]) -> Any:
 class _Call:
     """One tool call being assembled from its fragments."""
 
-    __slots__ = ("extras", "fed", "id", "index", "name", "parser", "parts")
+    __slots__ = ("extras", "fed", "id", "index", "name", "parser", "parts", "position", "size")
 
-    def __init__(self, index: int | None) -> None:
+    def __init__(self, index: int | None, position: int) -> None:
         self.index = index
+        self.position = position  # among the assembled calls, for errors
         self.id: str | None = None
         self.name: str | None = None
         self.parts: list[str] = []
+        self.size = 0  # argument characters so far (the string limit)
         self.extras: dict[str, Any] = {}
         self.parser: PartialJSON | None = None
         self.fed = 0  # fragments given to the parser so far
@@ -183,6 +217,13 @@ class _Call:
         if self.name is None and chunk.name:
             self.name = chunk.name
         if chunk.arguments:
+            self.size += len(chunk.arguments)
+            if self.size > limits.MAX_STRING_CHARS:
+                raise _too_long(
+                    f"/tool_call_chunks/{self.position}/arguments",
+                    "the arguments of this tool call",
+                    "AssistantMessageChunk",
+                )
             self.parts.append(chunk.arguments)
         if chunk.extras:
             _deep_merge(self.extras, chunk.extras)
@@ -363,6 +404,7 @@ class ChunkAccumulator:
             string = self._string
             if string is None or not content:
                 return False
+            string.grown("text", len(content))
             string.appended["text"].append(content)
             self._content_set = True
             return True
@@ -385,6 +427,7 @@ class ChunkAccumulator:
             or "type" not in state.fields
         ):
             return False
+        state.grown("text", len(text))
         parts.append(text)  # (a block at this key: _text_only is False already)
         self._content_set = True
         return True
@@ -394,9 +437,11 @@ class ChunkAccumulator:
         if isinstance(content, str):
             if content:
                 if self._string is None:
-                    self._string = _Block(GENERATED["TextBlock"](text=content))
-                    self._blocks.append(self._string)
+                    block = _Block(GENERATED["TextBlock"](text=content), len(self._blocks))
+                    self._string = block
+                    self._blocks.append(block)
                 else:
+                    self._string.grown("text", len(content))
                     self._string.appended["text"].append(content)
             return
         self._text_only = False
@@ -408,13 +453,13 @@ class ChunkAccumulator:
                     # them (string content is shorthand for such a block).
                     self._string.add(block)
                     continue
-                self._blocks.append(_Block(block))
+                self._blocks.append(_Block(block, len(self._blocks)))
                 self._string = None
                 continue
             key = (index, block.type)
             state = self._by_key.get(key)
             if state is None:
-                state = self._by_key[key] = _Block(block)
+                state = self._by_key[key] = _Block(block, len(self._blocks))
                 self._blocks.append(state)
                 self._string = None
             else:
@@ -425,7 +470,7 @@ class ChunkAccumulator:
             index = fragment.index
             call = self._calls_by_index.get(index) if index is not None else None
             if call is None:
-                call = _Call(index)
+                call = _Call(index, len(self._calls))
                 self._calls.append(call)
                 if index is not None:
                     self._calls_by_index[index] = call
@@ -495,8 +540,23 @@ class ChunkAccumulator:
         return message
 
 
+def not_chunks(chunks: object, kind: str = "an iterable") -> ValidationError:
+    """The error of :func:`merge_chunks` (or ``amerge_chunks``) given no iterable."""
+    problem = Problem(
+        "", "type", f"expected {kind} of AssistantMessageChunk, not {type(chunks).__name__}"
+    )
+    return ValidationError([problem], type_name="AssistantMessageChunk")
+
+
 def merge_chunks(chunks: Iterable[AssistantMessageChunk]) -> AssistantMessageChunk:
-    """Merge chunks into one (the n-ary form of ``+``), in linear time."""
+    """Merge chunks into one (the n-ary form of ``+``), in linear time.
+
+    Raises:
+        ValidationError: for something that is not an iterable of chunks (``type``),
+            and for a string past the string limit (``maxLength``).
+    """
+    if not isinstance(chunks, Iterable):
+        raise not_chunks(chunks)
     accumulator = ChunkAccumulator()
     for chunk in chunks:
         accumulator.add(chunk)

@@ -20,6 +20,7 @@ __all__ = [
     "OptionError",
     "Problem",
     "SchemaValidationError",
+    "StreamIncompleteError",
     "UnsupportedContentError",
     "ValidationError",
     "json_pointer",
@@ -142,6 +143,22 @@ class ConversionError(ChatSchemaError, ValueError):
 
 class UnsupportedContentError(ConversionError):
     """The target format cannot carry this content (and the policy is ``"error"``)."""
+
+
+class StreamIncompleteError(ConversionError):
+    """A stream ended without its format's terminal event: the reply may be incomplete.
+
+    Raised by ``decode_stream`` after every chunk decoded before the end was yielded
+    (``incomplete="keep"`` marks the reply instead of raising).
+
+    Attributes:
+        missing: the event (or field) the stream ended without, as the format names
+            it (``message_stop``, ``response.completed``, ``finish_reason`` ...).
+    """
+
+    def __init__(self, reason: str, *, provider: str, missing: str) -> None:
+        super().__init__(reason, provider=provider)
+        self.missing = missing
 
 
 class OptionError(ChatSchemaError, ValueError):

@@ -36,6 +36,11 @@ content blocks              merged by (``index``, ``type``); a block without an
 ``chunk_position``          ``"last"`` once any chunk is last
 =========================== ==================================================
 
+Every appended string (a tool call's arguments, a block's text) is held to
+:data:`chatschema.limits.MAX_STRING_CHARS`, counted as it grows: past it,
+:meth:`ChunkAccumulator.add` raises a :class:`~chatschema.ValidationError`
+(``maxLength``) pointing at the string (``/tool_call_chunks/0/arguments``).
+
 When the message is finished (:meth:`ChunkAccumulator.to_message`), tool-call
 arguments are parsed strictly: an object becomes a :class:`ToolCall`, anything else an
 :class:`InvalidToolCall` with the raw text and the parse error. Block ``index`` values
@@ -53,7 +58,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterable
 from typing import TYPE_CHECKING
 
-from chatschema._chunks import ChunkAccumulator, add_chunks, merge_chunks
+from chatschema._chunks import ChunkAccumulator, add_chunks, merge_chunks, not_chunks
 
 if TYPE_CHECKING:
     from chatschema_models.chunk import AssistantMessageChunk
@@ -67,7 +72,13 @@ async def amerge_chunks(chunks: AsyncIterable[AssistantMessageChunk]) -> Assista
     ::
 
         reply = (await amerge_chunks(anthropic.decode_stream(stream))).to_message()
+
+    Raises:
+        ValidationError: for something that is not an async iterable of chunks
+            (``type``), and for a string past the string limit (``maxLength``).
     """
+    if not isinstance(chunks, AsyncIterable):
+        raise not_chunks(chunks, "an async iterable")
     accumulator = ChunkAccumulator()
     async for chunk in chunks:
         accumulator.add(chunk)

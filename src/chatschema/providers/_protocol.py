@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     from chatschema.errors import Problem
+    from chatschema.providers._common.drive import Incomplete
     from chatschema.providers._common.options import EncodeOptions
     from chatschema.providers._common.respond import ReplyOptions
 
@@ -46,21 +47,26 @@ class Codec(Protocol):
 
     @overload
     def decode_stream(
-        self, events: AsyncIterable[Any]
+        self, events: AsyncIterable[Any], *, incomplete: Incomplete = "error"
     ) -> AsyncGenerator[AssistantMessageChunk, None]: ...
 
     @overload
-    def decode_stream(self, events: Iterable[Any]) -> Iterator[AssistantMessageChunk]: ...
+    def decode_stream(
+        self, events: Iterable[Any], *, incomplete: Incomplete = "error"
+    ) -> Iterator[AssistantMessageChunk]: ...
 
     def decode_stream(
-        self, events: Iterable[Any] | AsyncIterable[Any]
+        self, events: Iterable[Any] | AsyncIterable[Any], *, incomplete: Incomplete = "error"
     ) -> Iterator[AssistantMessageChunk] | AsyncGenerator[AssistantMessageChunk, None]:
         """Stream events (dicts, SDK objects or SSE text) as chunks, as they arrive.
 
         A sync source gives an iterator; an async one (``__aiter__``: the SDKs' async
         streams, httpx's ``aiter_bytes()``, an async generator) an async generator of
         the same chunks. Codecs implement it with
-        :func:`chatschema.providers._common.drive.drive` (``docs/async.md``).
+        :func:`chatschema.providers._common.drive.drive` (``docs/async.md``). A
+        stream that ends before its format's terminal event raises
+        :class:`~chatschema.errors.StreamIncompleteError` once its chunks are out
+        (``incomplete="keep"``: a last chunk marks the reply incomplete instead).
         """
 
 

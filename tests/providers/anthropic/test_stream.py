@@ -33,6 +33,7 @@ from chatschema import (
     ChatSchemaError,
     ChunkAccumulator,
     ConversionError,
+    StreamIncompleteError,
     ToolMessage,
     UserMessage,
     merge_chunks,
@@ -215,7 +216,10 @@ def test_usage_is_cumulative_and_neutral() -> None:
 def test_a_stream_cut_before_the_usage_chunk(name: str) -> None:
     events = events_of(name)
     cut = events[: next(i for i, e in enumerate(events) if e["type"] == "message_delta")]
-    chunks = assert_assembles(cut, sdk_snapshot(cut))
+    chunks: list[AssistantMessageChunk] = []
+    with pytest.raises(StreamIncompleteError, match="ended before message_stop"):
+        chunks.extend(codec.decode_stream(cut))
+    assert assembled(chunks) == expected(sdk_snapshot(cut))
     assert all(chunk.chunk_position is None for chunk in chunks)
     message = merge_chunks(chunks).to_message()
     assert message.finish_reason is None

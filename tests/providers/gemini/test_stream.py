@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from chatschema import (
     AssistantMessageChunk,
     ConversionError,
+    StreamIncompleteError,
     merge_chunks,
     to_dict,
 )
@@ -180,10 +181,33 @@ def expected(events: list[dict[str, Any]]) -> dict[str, Any]:
     return to_dict(gemini.decode_response(complete(events)))
 
 
+def finished(events: list[dict[str, Any]]) -> bool:
+    """Whether a stream says it ended: a finish reason of the first candidate, or a
+    prompt blocked before any candidate."""
+    for event in events:
+        candidates = [c for c in event.get("candidates") or [] if c.get("index", 0) == 0]
+        if any(c.get("finishReason", c.get("finish_reason")) is not None for c in candidates):
+            return True
+        feedback = event.get("promptFeedback", event.get("prompt_feedback"))
+        if not candidates and isinstance(feedback, dict) and feedback.get("blockReason"):
+            return True
+    return False
+
+
+def decoded(source: Any, complete: bool) -> list[AssistantMessageChunk]:
+    """The chunks of a stream; one that did not finish ends with StreamIncompleteError."""
+    if complete:
+        return list(gemini.decode_stream(source))
+    chunks: list[AssistantMessageChunk] = []
+    with pytest.raises(StreamIncompleteError, match="ended before finishReason"):
+        chunks.extend(gemini.decode_stream(source))
+    return chunks
+
+
 def check_stream(
     events: list[dict[str, Any]], source: Any = None
 ) -> tuple[list[AssistantMessageChunk], dict[str, Any]]:
-    chunks = list(gemini.decode_stream(events if source is None else source))
+    chunks = decoded(events if source is None else source, finished(events))
     want = expected(events)
     assert assembled(chunks) == want
     return chunks, want
@@ -788,13 +812,15 @@ def test_a_stream_cut_off_inside_a_streamed_call_keeps_what_arrived() -> None:
         event({"name": "f", "willContinue": True}, responseId="r1"),
         event({**pieces, "willContinue": True}, responseId="r1"),
     ]
-    message = merge_chunks(list(gemini.decode_stream(events))).to_message()
+    message = merge_chunks(list(gemini.decode_stream(events, incomplete="keep"))).to_message()
+    assert message.response_metadata["chatschema"]["incomplete"]["missing"] == "finishReason"
     assert message.tool_calls == []
     [invalid] = message.invalid_tool_calls
     assert (invalid.id, invalid.name, invalid.arguments) == ("gemini_call_r1_0", "f", '{"city":"Os')
     # the rest of the call, had it come, completes the same fragments
     rest = event({"partialArgs": [{"jsonPath": "$.city", "stringValue": "lo"}]}, responseId="r1")
-    whole = merge_chunks(list(gemini.decode_stream([*events, rest]))).to_message()
+    whole = merge_chunks(list(gemini.decode_stream([*events, rest], incomplete="keep")))
+    whole = whole.to_message()
     assert [(c.id, c.arguments) for c in whole.tool_calls] == [
         ("gemini_call_r1_0", {"city": "Oslo"})
     ]
@@ -833,7 +859,7 @@ def test_unknown_events_and_pings_are_ignored_and_new_fields_kept() -> None:
         + sse(events[1:])
     )
     assert assembled(list(gemini.decode_stream([body]))) == expected(events)
-    assert list(gemini.decode_stream([{"type": "ping"}])) == []
+    assert decoded([{"type": "ping"}], complete=False) == []  # (nothing but a ping)
     # a proxy that names its events: the name is not part of the response
     named = b"".join(b"event: message\n" + sse([event]) for event in events)
     assert assembled(list(gemini.decode_stream([named]))) == expected(events)

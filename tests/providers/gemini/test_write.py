@@ -31,7 +31,7 @@ from chatschema import (
     UnsupportedContentError,
     to_dict,
 )
-from chatschema.errors import ChatSchemaError, OptionError
+from chatschema.errors import ChatSchemaError, OptionError, StreamIncompleteError
 from chatschema.providers import gemini
 from chatschema.providers.gemini import wire
 from chatschema.testing import split_message
@@ -126,9 +126,15 @@ def strict(body: dict[str, Any]) -> types.GenerateContentResponse:
     return types.GenerateContentResponse.model_validate(copy.deepcopy(body))
 
 
-def reassembled(events: Any) -> dict[str, Any]:
-    """The message events decode to (assembled the three ways)."""
-    return assembled(list(gemini.decode_stream(events)))
+def reassembled(events: Any, *, finished: bool = True) -> dict[str, Any]:
+    """The message events decode to (assembled the three ways); a stream written for a
+    message without a finish reason has no end, which decoding reports after its chunks."""
+    if finished:
+        return assembled(list(gemini.decode_stream(events)))
+    chunks: list[AssistantMessageChunk] = []
+    with pytest.raises(StreamIncompleteError, match="ended before finishReason"):
+        chunks.extend(gemini.decode_stream(events))
+    return assembled(chunks)
 
 
 def chunks_of(path: Path) -> list[AssistantMessageChunk]:
@@ -293,7 +299,8 @@ def test_built_message_as_stream(name: str) -> None:
     events = list(gemini.encode_stream(message))
     for event in events:
         strict(event)
-    assert comparable(reassembled(events)) == comparable(to_dict(message))
+    finished = message.finish_reason is not None
+    assert comparable(reassembled(events, finished=finished)) == comparable(to_dict(message))
 
 
 def test_finish_reasons_and_usage_as_gemini_says_them() -> None:
@@ -567,7 +574,7 @@ def test_stream_without_last_chunk_and_held_calls() -> None:
         {"name": "f", "args": {"a": 1}, "id": "c1"},
         {"name": "g", "args": {}, "id": "c2"},
     ]
-    message = reassembled(events)
+    message = reassembled(events, finished=False)
     assert [call["id"] for call in message["tool_calls"]] == ["c1", "c2"]
     assert "finish_reason" not in message
 
@@ -582,7 +589,7 @@ def test_delta_usage_is_written_as_running_totals() -> None:
     events = list(gemini.encode_stream(chunks))
     totals = [event["usageMetadata"]["totalTokenCount"] for event in events]
     assert totals == [3, 6, 6]  # every event carries the running total
-    assert reassembled(events)["usage"]["total_tokens"] == 6
+    assert reassembled(events, finished=False)["usage"]["total_tokens"] == 6
 
 
 def test_another_formats_stream_becomes_one_call_and_no_foreign_status() -> None:

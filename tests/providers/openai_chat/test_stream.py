@@ -30,7 +30,7 @@ from openai.types.chat import ChatCompletionChunk
 from oracle import validate_request
 
 from chatschema import AudioBlock, UserMessage, parse, to_dict
-from chatschema.errors import ChatSchemaError, ConversionError
+from chatschema.errors import ChatSchemaError, ConversionError, StreamIncompleteError
 from chatschema.providers import openai_chat as oc
 
 PAYLOADS = Path(__file__).parents[2] / "payloads" / "openai_chat"
@@ -237,7 +237,10 @@ def test_stream_cut_before_the_usage_chunk() -> None:
 
 def test_stream_cut_mid_arguments() -> None:
     events = load("parallel_tools")["events"][:6]
-    chunks = decode(events)
+    chunks: list[AssistantMessageChunk] = []
+    with pytest.raises(StreamIncompleteError, match="ended before finish_reason") as cut:
+        chunks.extend(oc.decode_stream(events))
+    assert cut.value.missing == "finish_reason" and "(1 tool call, text absent)" in str(cut.value)
     assert all(chunk.chunk_position is None for chunk in chunks)  # no proper end
     assert_assembles_to(chunks, complete(events))
     message = message_of(chunks)

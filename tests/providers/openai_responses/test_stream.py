@@ -26,6 +26,7 @@ from chatschema import (
     ChunkAccumulator,
     ConversionError,
     ReasoningBlock,
+    StreamIncompleteError,
     TextBlock,
     to_dict,
 )
@@ -439,6 +440,15 @@ def decoded(stream: Iterable[Any]) -> dict[str, Any]:
     return assembled(chunks)
 
 
+def cut_off(stream: Iterable[Any]) -> list[AssistantMessageChunk]:
+    """The chunks of a stream cut before its final event, which ends in StreamIncompleteError."""
+    chunks: list[AssistantMessageChunk] = []
+    with pytest.raises(StreamIncompleteError, match=r"ended before response\.completed"):
+        chunks.extend(R.decode_stream(stream))
+    assert chunks[0].provider == NAME
+    return chunks
+
+
 def expected(final: Any) -> dict[str, Any]:
     return to_dict(R.decode_response(final))
 
@@ -734,7 +744,7 @@ def test_any_fragmentation_assembles_the_same(data: st.DataObject, name: str) ->
 
 def test_stream_cut_off_before_the_usage() -> None:
     events = stream_of(RESPONSES["text"])
-    chunks = list(R.decode_stream(events[:-1]))  # no response.completed
+    chunks = cut_off(events[:-1])  # no response.completed
     assert all(chunk.chunk_position is None for chunk in chunks)
     reply = assembled(chunks)
     snapshot = {**events[1]["response"], "output": final_of(events)["output"]}
@@ -746,7 +756,7 @@ def test_stream_cut_off_before_the_usage() -> None:
 def test_stream_cut_off_between_items() -> None:
     events = stream_of(RESPONSES["interleaved_incomplete"])
     done = [n for n, e in enumerate(events) if e["type"] == "response.output_item.done"]
-    reply = decoded(events[: done[2] + 1])
+    reply = assembled(cut_off(events[: done[2] + 1]))
     output = final_of(events)["output"][:3]
     assert reply == expected({**events[1]["response"], "output": output})
 
@@ -754,7 +764,7 @@ def test_stream_cut_off_between_items() -> None:
 def test_stream_cut_off_mid_text() -> None:
     events = stream_of(RESPONSES["text"], every(2))
     deltas = [n for n, e in enumerate(events) if e["type"] == "response.output_text.delta"]
-    reply = decoded(events[: deltas[3] + 1])
+    reply = assembled(cut_off(events[: deltas[3] + 1]))
     assert reply["content"][0]["text"] == "Hello! H"
     assert reply["content"][0]["id"] == "msg_68c9a1f2"
 

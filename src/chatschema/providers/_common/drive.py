@@ -29,6 +29,13 @@ codec saw the end of the response, or ``data: [DONE]`` came), it closes the sour
 awaitable, as the SDKs' async streams' does) on the object given, after closing the
 iterator it got from it when that is a different object. A source read to its end is
 left as it is.
+
+The end of a stream: a stream that ends (the source is exhausted, or ``[DONE]``)
+before the codec saw its format's terminal event (``missing``) raises
+:class:`~chatschema.errors.StreamIncompleteError` after every chunk decoded before
+the end was yielded; with ``incomplete="keep"`` it ends instead with one more chunk
+whose ``response_metadata["chatschema"]["incomplete"]`` says what was missing (its
+``finish_reason`` stays unset). A consumer that stops reading early gets neither.
 """
 
 from __future__ import annotations
@@ -36,13 +43,33 @@ from __future__ import annotations
 import inspect
 from collections.abc import AsyncGenerator, AsyncIterable, Callable, Iterable, Iterator
 from itertools import chain
-from typing import Any, overload
+from typing import Any, Literal, overload
 
+import pydantic
 from chatschema_models.chunk import AssistantMessageChunk
 
+from chatschema.errors import (
+    ConversionError,
+    OptionError,
+    Problem,
+    StreamIncompleteError,
+    json_pointer,
+)
 from chatschema.providers._common.sse import SSEParser, check_depth, is_body
 
-__all__ = ["Build", "Pushed", "aclose_source", "close_source", "drive", "is_async", "pushed"]
+__all__ = [
+    "Build",
+    "Incomplete",
+    "Missing",
+    "Pushed",
+    "aclose_source",
+    "close_source",
+    "counted",
+    "drive",
+    "incomplete_policy",
+    "is_async",
+    "pushed",
+]
 
 Chunks = Iterable[AssistantMessageChunk]
 Chunk = AssistantMessageChunk
@@ -53,6 +80,58 @@ The class comes first so that the codecs' trusted builders serve as they are
 (``_wire.content_chunk``, ``_wire.trusted``): a Python function called directly,
 where a ``functools.partial`` would cost a C call and a frame per text delta.
 """
+
+
+Incomplete = Literal["error", "keep"]
+"""``decode_stream(..., incomplete=...)``: what a stream cut before its terminal event
+gives: ``"error"`` (default) raises :class:`~chatschema.errors.StreamIncompleteError`
+at its end, ``"keep"`` ends the chunks with one marking the reply incomplete."""
+
+Missing = Callable[[bool], "tuple[str, str] | None"]
+"""``missing(done_line)``: asked once the stream ended (``done_line``: a raw body ended
+with ``data: [DONE]``); None when the codec saw its format's terminal event, else
+``(the event missing, what came: a short factual detail or "")``."""
+
+INCOMPLETE_KEY = "chatschema"
+"""The ``response_metadata`` namespace of the incomplete marker (no codec's name)."""
+
+
+def incomplete_policy(value: object) -> Incomplete:
+    """``value`` as an :data:`Incomplete` policy.
+
+    Raises:
+        OptionError: for anything but ``"error"`` or ``"keep"``.
+    """
+    if value == "error" or value == "keep":
+        return "error" if value == "error" else "keep"
+    raise OptionError(f"incomplete must be 'error' or 'keep', not {value!r}")
+
+
+def counted(count: int, noun: str) -> str:
+    """``count`` and ``noun``, plural unless one: for :data:`Missing` details."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def ended(
+    missing: Missing | None, provider: str, incomplete: Incomplete, done_line: bool = False
+) -> tuple[AssistantMessageChunk, ...]:
+    """The end of a stream: nothing when it was complete, else the marker chunk or raise.
+
+    Raises:
+        StreamIncompleteError: under ``incomplete="error"``, for a stream that ended
+            before its terminal event.
+    """
+    cut = None if missing is None else missing(done_line)
+    if cut is None:
+        return ()
+    event, detail = cut
+    reason = f"the stream ended before {event}: the reply may be incomplete"
+    if detail:
+        reason += f" ({detail})"
+    if incomplete == "error":
+        raise StreamIncompleteError(reason, provider=provider, missing=event)
+    marker = {"incomplete": {"missing": event, "reason": reason}}
+    return (AssistantMessageChunk(provider=provider, response_metadata={INCOMPLETE_KEY: marker}),)
 
 
 def is_async(source: object) -> bool:
@@ -71,6 +150,8 @@ def drive(
     end: Callable[[], Chunks] | None = None,
     done: Callable[[], bool] | None = None,
     errors: Callable[[Exception], Exception | None] | None = None,
+    missing: Missing | None = None,
+    incomplete: Incomplete = "error",
 ) -> AsyncGenerator[AssistantMessageChunk, None]: ...
 
 
@@ -85,6 +166,8 @@ def drive(
     end: Callable[[], Chunks] | None = None,
     done: Callable[[], bool] | None = None,
     errors: Callable[[Exception], Exception | None] | None = None,
+    missing: Missing | None = None,
+    incomplete: Incomplete = "error",
 ) -> Iterator[AssistantMessageChunk]: ...
 
 
@@ -98,6 +181,8 @@ def drive(
     end: Callable[[], Chunks] | None = None,
     done: Callable[[], bool] | None = None,
     errors: Callable[[Exception], Exception | None] | None = None,
+    missing: Missing | None = None,
+    incomplete: Incomplete = "error",
 ) -> Iterator[AssistantMessageChunk] | AsyncGenerator[AssistantMessageChunk, None]:
     """The chunks of a stream: a sync generator for a sync source, else an async one.
 
@@ -115,16 +200,21 @@ def drive(
         errors: given any exception raised while decoding (reading the source
             included), the exception to raise instead (from None), or None to
             raise it as it is.
+        missing: asked after ``end``: whether the stream ended before its
+            format's terminal event (see :data:`Missing`; None: never).
+        incomplete: what such a stream gives (see :data:`Incomplete`).
 
     Nothing is read before the first chunk is asked for. Errors raised by ``fast``,
     ``step``, ``end``, the SSE parser and the source propagate as they are (or as
     ``errors`` maps them); the chunks yielded before them stay yielded.
+    A ``source`` that is not iterable (None ...) is a
+    :class:`~chatschema.errors.ConversionError` when the first chunk is asked.
     """
     if isinstance(source, AsyncIterable):  # is_async
-        return _adrive(source, provider, fast, step, build, end, done, errors)
+        return _adrive(source, provider, fast, step, build, end, done, errors, missing, incomplete)
     if isinstance(source, Pushed):
         return source.bind(provider, fast, step, build, end, done, errors)  # type: ignore[return-value]
-    return _drive(source, provider, fast, step, build, end, done, errors)
+    return _drive(source, provider, fast, step, build, end, done, errors, missing, incomplete)
 
 
 def _drive(
@@ -136,10 +226,13 @@ def _drive(
     end: Callable[[], Chunks] | None,
     done: Callable[[], bool] | None,
     errors: Callable[[Exception], Exception | None] | None,
+    missing: Missing | None,
+    incomplete: Incomplete,
 ) -> Iterator[AssistantMessageChunk]:
     """The sync loop: as tight as a codec's own loop was (no frame per event added)."""
-    iterator = iter(source)
+    iterator = iter(_iterable(source, provider))
     finished = False  # the source was read to its end
+    parser: SSEParser | None = None
     try:
         for first in iterator:
             rest = chain((first,), iterator)  # chain, enumerate: no Python frame per event
@@ -184,8 +277,9 @@ def _drive(
             finished = True
         if end is not None:
             yield from end()
+        yield from ended(missing, provider, incomplete, parser is not None and parser.done)
     except Exception as error:
-        replacement = None if errors is None else errors(error)
+        replacement = _mapped(error, errors, provider)
         if replacement is None:
             raise
         raise replacement from None
@@ -203,10 +297,13 @@ async def _adrive(
     end: Callable[[], Chunks] | None,
     done: Callable[[], bool] | None,
     errors: Callable[[Exception], Exception | None] | None,
+    missing: Missing | None,
+    incomplete: Incomplete,
 ) -> AsyncGenerator[AssistantMessageChunk, None]:
     """The async loop: :func:`_drive`'s, each item awaited by ``async for``."""
     iterator = aiter(source)
     finished = False
+    parser: SSEParser | None = None
     try:
         first = await anext(iterator, _END)
         if first is _END:
@@ -249,8 +346,10 @@ async def _adrive(
         if end is not None:
             for chunk in end():
                 yield chunk
+        for chunk in ended(missing, provider, incomplete, parser is not None and parser.done):
+            yield chunk
     except Exception as error:
-        replacement = None if errors is None else errors(error)
+        replacement = _mapped(error, errors, provider)
         if replacement is None:
             raise
         raise replacement from None
@@ -324,14 +423,18 @@ class Pushed:
         return out
 
     def end(self) -> list[AssistantMessageChunk]:
-        """The chunks after the last event (what the codec held back)."""
+        """The chunks after the last event (what the codec held back).
+
+        The end is not checked here (no ``StreamIncompleteError``): a relay tells a
+        complete answer by its chunks (``chunk_position="last"``, a finish reason).
+        """
         try:
             return list(self._end()) if self._end is not None else []
         except Exception as error:
             raise self._mapped(error) from None
 
     def _mapped(self, error: Exception) -> Exception:
-        replacement = None if self._errors is None else self._errors(error)
+        replacement = _mapped(error, self._errors, self.provider)
         return error if replacement is None else replacement
 
 
@@ -397,6 +500,42 @@ def _first(
 
 
 _END: Any = object()  # next's / anext's default: the source has no more items
+
+
+def _mapped(
+    error: Exception, errors: Callable[[Exception], Exception | None] | None, provider: str
+) -> Exception | None:
+    """The exception to raise instead of ``error`` (None: ``error`` itself).
+
+    The codec's ``errors`` first; then a value a neutral model refuses (pydantic's
+    error: a lone surrogate in an id ...) becomes a ConversionError listing each
+    refused field with its pointer in that model.
+    """
+    replacement = None if errors is None else errors(error)
+    if replacement is None and isinstance(error, pydantic.ValidationError):
+        items = error.errors(include_url=False, include_input=False)
+        problems = [Problem(json_pointer(item["loc"]), item["type"], item["msg"]) for item in items]
+        reason = f"an event holds a value the neutral {error.title} refuses"
+        replacement = ConversionError(reason, provider=provider, problems=problems)
+    return replacement
+
+
+def _iterable(source: Any, provider: str) -> Iterable[Any]:
+    """``source``, checked to be iterable: anything else is a ConversionError.
+
+    Raises:
+        ConversionError: naming what came instead (``None``, a number ...).
+    """
+    if isinstance(source, Iterable):
+        return source
+    if hasattr(source, "__getitem__"):  # the old sequence protocol, which iter() takes
+        sequence: Iterator[Any] = iter(source)
+        return sequence
+    raise ConversionError(
+        "expected an iterable of stream events (event objects, SDK events, or the raw "
+        f"body as bytes or str pieces), not {type(source).__name__}",
+        provider=provider,
+    )
 
 
 def close_source(source: object, iterator: object = None) -> None:

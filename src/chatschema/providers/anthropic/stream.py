@@ -18,7 +18,7 @@ from chatschema_models.tool import InvalidToolCall, ToolCall, ToolCallChunk
 from pydantic import BaseModel
 
 from chatschema._wire import content_chunk, text_block
-from chatschema.providers._common.drive import drive
+from chatschema.providers._common.drive import Incomplete, counted, drive, incomplete_policy
 from chatschema.providers.anthropic.blocks import (
     assistant_block,
     citation,
@@ -41,15 +41,19 @@ from chatschema.providers.anthropic.wire import (
 
 
 @overload
-def decode_stream(events: AsyncIterable[Any]) -> AsyncGenerator[AssistantMessageChunk, None]: ...
+def decode_stream(
+    events: AsyncIterable[Any], *, incomplete: Incomplete = "error"
+) -> AsyncGenerator[AssistantMessageChunk, None]: ...
 
 
 @overload
-def decode_stream(events: Iterable[Any]) -> Iterator[AssistantMessageChunk]: ...
+def decode_stream(
+    events: Iterable[Any], *, incomplete: Incomplete = "error"
+) -> Iterator[AssistantMessageChunk]: ...
 
 
 def decode_stream(
-    events: Iterable[Any] | AsyncIterable[Any],
+    events: Iterable[Any] | AsyncIterable[Any], *, incomplete: Incomplete = "error"
 ) -> Iterator[AssistantMessageChunk] | AsyncGenerator[AssistantMessageChunk, None]:
     """Read a streamed Messages API response as chunks, lazily, as events arrive.
 
@@ -62,6 +66,10 @@ def decode_stream(
             async generator) gives an async generator of the same chunks
             (``async for``; see ``docs/async.md``). When decoding stops before the
             source's end (the caller breaks off, an error), the source is closed.
+        incomplete: a stream that ends before ``message_stop``: ``"error"``
+            (default) raises ``StreamIncompleteError`` once its chunks are out;
+            ``"keep"`` ends with a chunk whose
+            ``response_metadata["chatschema"]["incomplete"]`` says so.
 
     Yields:
         ``AssistantMessageChunk``s; assembled (``ChunkAccumulator``,
@@ -80,10 +88,21 @@ def decode_stream(
         ConversionError: for an ``error`` event (``overloaded_error`` ...), with
             its type and message, and for malformed events. ``ping`` and event
             types newer than this codec are ignored.
+        StreamIncompleteError: for a stream that ended before ``message_stop``
+            (under ``incomplete="error"``).
+        OptionError: for an ``incomplete`` other than ``"error"`` or ``"keep"``.
     """
+    policy = incomplete_policy(incomplete)
     state = _Stream()
     # the fast path (tests/test_streaming_fast.py): text_delta returns the chunk
-    return drive(events, provider=NAME, fast=state.text_delta, step=state.event)
+    return drive(
+        events,
+        provider=NAME,
+        fast=state.text_delta,
+        step=state.event,
+        missing=state.missing,
+        incomplete=policy,
+    )
 
 
 # The deltas of decode_stream's fast path: delta type -> (its text field, which is
@@ -130,6 +149,20 @@ class _Stream:
         self.usage: dict[str, Any] = {}  # the running raw usage (counts replace)
         self.emptied = False  # content=[] sent for a reply without any block
         self.unknown = 0  # deltas of types this codec does not know, so far
+        self.stopped = False  # message_stop came
+
+    def missing(self, done_line: bool) -> tuple[str, str] | None:
+        """What the stream ended without (``message_stop``), if anything: drive's check."""
+        if self.stopped:
+            return None
+        if not self.started:
+            return "message_stop", "no message_start either"
+        calls = sum(1 for block in self.blocks.values() if block.kind == "tool_use")
+        unfinished = sum(1 for block in self.blocks.values() if not block.stopped)
+        detail = f"{counted(len(self.blocks), 'content block')}, {unfinished} not stopped"
+        if calls:
+            detail += f", {counted(calls, 'tool call')} among them"
+        return "message_stop", detail
 
     def empty(self, fields: dict[str, Any]) -> dict[str, Any]:
         """Mark a reply without any block as having empty content, as decode_response does.
@@ -203,6 +236,7 @@ class _Stream:
         elif kind == "message_delta":
             yield from self.message_delta(data)
         else:  # message_stop
+            self.stopped = True
             yield _chunk(self.empty({"chunk_position": "last"}))
 
     def message_start(self, data: dict[str, Any]) -> Iterator[AssistantMessageChunk]:

@@ -19,7 +19,14 @@ from chatschema_models.content import ReasoningBlock, TextBlock
 from chatschema_models.tool import ToolCallChunk
 
 from chatschema._wire import content_chunk, text_block
-from chatschema.providers._common.drive import aclose_source, close_source, drive
+from chatschema.providers._common.drive import (
+    Incomplete,
+    aclose_source,
+    close_source,
+    counted,
+    drive,
+    incomplete_policy,
+)
 from chatschema.providers.bedrock_converse.blocks import (
     blob_bytes,
     blob_text,
@@ -43,15 +50,19 @@ __all__ = ["decode_stream"]
 
 
 @overload
-def decode_stream(events: AsyncIterable[Any]) -> AsyncGenerator[AssistantMessageChunk, None]: ...
+def decode_stream(
+    events: AsyncIterable[Any], *, incomplete: Incomplete = "error"
+) -> AsyncGenerator[AssistantMessageChunk, None]: ...
 
 
 @overload
-def decode_stream(events: Iterable[Any]) -> Iterator[AssistantMessageChunk]: ...
+def decode_stream(
+    events: Iterable[Any], *, incomplete: Incomplete = "error"
+) -> Iterator[AssistantMessageChunk]: ...
 
 
 def decode_stream(
-    events: Iterable[Any] | AsyncIterable[Any],
+    events: Iterable[Any] | AsyncIterable[Any], *, incomplete: Incomplete = "error"
 ) -> Iterator[AssistantMessageChunk] | AsyncGenerator[AssistantMessageChunk, None]:
     """Read a ``converse_stream`` response as chunks, lazily, as events arrive.
 
@@ -66,6 +77,11 @@ def decode_stream(
             an async iterable gives an async generator of the same chunks. When decoding
             stops before the source's end (the caller breaks off, an error), the source
             is closed.
+        incomplete: a stream that ends before ``messageStop`` (the reply's end;
+            the ``metadata`` event after it brings usage): ``"error"`` (default)
+            raises ``StreamIncompleteError`` once its chunks are out; ``"keep"``
+            ends with a chunk whose ``response_metadata["chatschema"]["incomplete"]``
+            says so.
 
     Yields:
         ``AssistantMessageChunk``s; assembled (``ChunkAccumulator``, ``merge_chunks``
@@ -81,7 +97,11 @@ def decode_stream(
     Raises:
         ConversionError: for an exception event (``throttlingException`` ...), with
             its message, and for malformed events.
+        StreamIncompleteError: for a stream that ended before ``messageStop``
+            (under ``incomplete="error"``).
+        OptionError: for an ``incomplete`` other than ``"error"`` or ``"keep"``.
     """
+    policy = incomplete_policy(incomplete)
     state = _Stream()
     source: Any = events
     if isinstance(events, Mapping) and "stream" in events:
@@ -95,6 +115,8 @@ def decode_stream(
         fast=state.text_delta,
         build=content_chunk,
         step=state.event,
+        missing=state.missing,
+        incomplete=policy,
     )
     return chunks
 
@@ -220,6 +242,20 @@ class _Stream:
         self.outer: dict[str, Any] = {}  # the converse_stream response's other keys
         self.emptied = False
         self.unknown = 0  # deltas of members this codec does not know, so far
+        self.stopped = False  # messageStop came
+
+    def missing(self, done_line: bool) -> tuple[str, str] | None:
+        """What the stream ended without (``messageStop``), if anything: drive's check."""
+        if self.stopped:
+            return None
+        if not self.started:
+            return "messageStop", "no messageStart either"
+        calls = sum(1 for block in self.blocks.values() if block.kind == "tool_use")
+        unfinished = sum(1 for block in self.blocks.values() if not block.stopped)
+        detail = f"{counted(len(self.blocks), 'content block')}, {unfinished} not stopped"
+        if calls:
+            detail += f", {counted(calls, 'tool call')} among them"
+        return "messageStop", detail
 
     def text_delta(self, event: Any) -> list[TextBlock] | None:
         """The text of a text delta of an open text block (the fast path), else None."""
@@ -438,6 +474,7 @@ class _Stream:
 
     def message_stop(self, body: dict[str, Any]) -> Iterator[AssistantMessageChunk]:
         """``messageStop``: the stop reason (and additional response fields)."""
+        self.stopped = True
         fields: dict[str, Any] = {}
         metadata: dict[str, Any] = {}
         response_fields({k: v for k, v in body.items() if k != PADDING}, fields, metadata)

@@ -24,7 +24,7 @@ from pydantic import ValidationError as PydanticValidationError
 from chatschema._wire import copy_model, trusted
 from chatschema.errors import ConversionError
 from chatschema.providers._common import merge_value
-from chatschema.providers._common.drive import drive
+from chatschema.providers._common.drive import Incomplete, counted, drive, incomplete_policy
 from chatschema.providers.gemini.blocks import PartReader, Scope, canonical, invalid, split, utf8
 from chatschema.providers.gemini.usage import usage_of
 from chatschema.providers.gemini.wire import (
@@ -46,15 +46,19 @@ from chatschema.providers.gemini.wire import (
 
 
 @overload
-def decode_stream(events: AsyncIterable[Any]) -> AsyncGenerator[AssistantMessageChunk, None]: ...
+def decode_stream(
+    events: AsyncIterable[Any], *, incomplete: Incomplete = "error"
+) -> AsyncGenerator[AssistantMessageChunk, None]: ...
 
 
 @overload
-def decode_stream(events: Iterable[Any]) -> Iterator[AssistantMessageChunk]: ...
+def decode_stream(
+    events: Iterable[Any], *, incomplete: Incomplete = "error"
+) -> Iterator[AssistantMessageChunk]: ...
 
 
 def decode_stream(
-    events: Iterable[Any] | AsyncIterable[Any],
+    events: Iterable[Any] | AsyncIterable[Any], *, incomplete: Incomplete = "error"
 ) -> Iterator[AssistantMessageChunk] | AsyncGenerator[AssistantMessageChunk, None]:
     """The chunks of a ``streamGenerateContent`` stream, as its events arrive.
 
@@ -69,6 +73,11 @@ def decode_stream(
             of the same chunks (``async for``; see ``docs/async.md``). When
             decoding stops before the source's end (the caller breaks off, an
             error), the source is closed.
+        incomplete: a stream that ends before a candidate's ``finishReason`` (or
+            a blocked prompt): ``"error"`` (default) raises
+            ``StreamIncompleteError`` once its chunks are out; ``"keep"`` ends
+            with a chunk whose ``response_metadata["chatschema"]["incomplete"]``
+            says so.
 
     Yields:
         ``AssistantMessageChunk``s (one or more per event, lazily). Assembled with
@@ -90,7 +99,11 @@ def decode_stream(
             for events that are not Gemini responses. Named events (an SSE
             ``event:`` line, a ``type``) that carry no response field, such as
             pings, are ignored.
+        StreamIncompleteError: for a stream that ended before a finish reason
+            (under ``incomplete="error"``).
+        OptionError: for an ``incomplete`` other than ``"error"`` or ``"keep"``.
     """
+    policy = incomplete_policy(incomplete)
     state = _Stream()
     held: dict[str, Any] | None = None
 
@@ -134,6 +147,8 @@ def decode_stream(
         step=step,
         end=end,
         errors=errors,
+        missing=state.missing,
+        incomplete=policy,
     )
 
 
@@ -178,6 +193,15 @@ class _Stream:
         self.citations: list[Any] = []
         self.cited: set[bytes] = set()
         self.usage_seen: tuple[dict[str, Any], Usage, dict[str, Any]] | None = None
+
+    def missing(self, done_line: bool) -> tuple[str, str] | None:
+        """What the stream ended without (a ``finishReason``), if anything: drive's check."""
+        if self.finished:
+            return None
+        if not self.candidates:
+            return "finishReason", "no candidate came"
+        calls = "function calls among them" if self.has_calls else "no function call"
+        return "finishReason", f"{counted(self.position, 'part')}, {calls}"
 
     def text_delta(self, data: Any) -> dict[str, Any] | None:
         """The chunk of an event that only continues the plain text run, else None.

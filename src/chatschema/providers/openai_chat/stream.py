@@ -17,9 +17,11 @@ from chatschema_models.content import (
 )
 from chatschema_models.tool import ToolCallChunk
 
+from chatschema import limits
 from chatschema._wire import content_chunk
+from chatschema.errors import ConversionError, Problem
 from chatschema.providers._common import describe, loads, merge_value, parse_arguments
-from chatschema.providers._common.drive import drive
+from chatschema.providers._common.drive import Incomplete, counted, drive, incomplete_policy
 from chatschema.providers.openai_chat.blocks import (
     READ,
     PythonKey,
@@ -48,15 +50,19 @@ __all__ = ["decode_stream"]
 
 
 @overload
-def decode_stream(events: AsyncIterable[Any]) -> AsyncGenerator[AssistantMessageChunk, None]: ...
+def decode_stream(
+    events: AsyncIterable[Any], *, incomplete: Incomplete = "error"
+) -> AsyncGenerator[AssistantMessageChunk, None]: ...
 
 
 @overload
-def decode_stream(events: Iterable[Any]) -> Iterator[AssistantMessageChunk]: ...
+def decode_stream(
+    events: Iterable[Any], *, incomplete: Incomplete = "error"
+) -> Iterator[AssistantMessageChunk]: ...
 
 
 def decode_stream(
-    events: Iterable[Any] | AsyncIterable[Any],
+    events: Iterable[Any] | AsyncIterable[Any], *, incomplete: Incomplete = "error"
 ) -> Iterator[AssistantMessageChunk] | AsyncGenerator[AssistantMessageChunk, None]:
     """Decode a streamed ``ChatCompletion`` into ``AssistantMessageChunk`` objects, lazily.
 
@@ -87,8 +93,15 @@ def decode_stream(
       (``extras.arguments``), the other choices of ``n > 1`` in
       ``response_metadata["openai_chat"]["choices"]``, the logprobs, the audio
       object, the message's unknown fields, ``extras.content_shape``. It has
-      ``chunk_position="last"`` when the first choice finished (``finish_reason``);
-      a stream cut off before that gets it without the marker.
+      ``chunk_position="last"`` when the first choice finished (``finish_reason``).
+
+    A stream is complete once the first choice has a ``finish_reason`` (some
+    servers send no ``[DONE]``), or at either end marker of a stream with
+    ``stream_options.include_usage``: the usage chunk (empty ``choices``) or
+    ``data: [DONE]`` (some servers send no finish reason). One that ends before
+    raises ``StreamIncompleteError`` after its chunks, the final one without the
+    marker; with ``incomplete="keep"`` it ends instead with a chunk whose
+    ``response_metadata["chatschema"]["incomplete"]`` says so.
 
     Known limits (the accumulator merges blocks by index, and a string run has
     none): annotations that come after text that streamed as a string arrive as an
@@ -98,7 +111,11 @@ def decode_stream(
     Raises:
         ConversionError: for an ``error`` event (naming its message) and for
             malformed events; unknown event types (no ``choices``) are skipped.
+        StreamIncompleteError: for a stream that ended before a ``finish_reason``
+            (under ``incomplete="error"``).
+        OptionError: for an ``incomplete`` other than ``"error"`` or ``"keep"``.
     """
+    policy = incomplete_policy(incomplete)
     stream = _Stream()
     return drive(
         events,
@@ -107,6 +124,8 @@ def decode_stream(
         build=content_chunk,  # content_chunk(AssistantMessageChunk, text)
         step=stream.event,
         end=stream.close,
+        missing=stream.missing,
+        incomplete=policy,
     )
 
 
@@ -122,6 +141,7 @@ class _Stream:
         self.metadata: dict[str, Any] = {}  # last value emitted per metadata key
         self.primary: int | None = None  # wire index of the choice that is the message
         self.finished = False
+        self.closing = False  # the usage chunk that ends a stream (empty `choices`) came
         self.side: dict[int, _SideChoice] = {}
         # content of the first choice
         self.mode: Literal["string", "blocks"] | None = None
@@ -140,6 +160,20 @@ class _Stream:
         self.calls: list[_StreamCall] = []
         self.calls_by_wire: dict[int, _StreamCall] = {}
         self.calls_by_id: dict[str, _StreamCall] = {}
+
+    def missing(self, done_line: bool) -> tuple[str, str] | None:
+        """What the stream ended without (a ``finish_reason``), if anything: drive's check.
+
+        Complete: a finish reason, or either end marker of ``include_usage`` streams
+        (the usage chunk with empty ``choices``, ``data: [DONE]``): some servers
+        (Snowflake Cortex) send those and never a finish reason.
+        """
+        if self.finished or self.closing or done_line:
+            return None
+        if self.primary is None:
+            return "finish_reason", "no choice came"
+        detail = counted(len(self.calls), "tool call") if self.calls else "no tool call"
+        return "finish_reason", f"{detail}, text {'begun' if self.text_seen else 'absent'}"
 
     # ------------------------------------------------------------------ events
 
@@ -253,6 +287,8 @@ class _Stream:
             for position, choice in enumerate(choices):
                 self.choice(choice, position, pieces)
         usage = data.get("usage")
+        if usage is not None and choices == []:
+            self.closing = True  # stream_options.include_usage: the stream's last chunk
         if usage is not None:
             # usage is cumulative: one final chunk (include_usage) or totals on every chunk
             neutral, unknown = decode_usage(usage)
@@ -503,6 +539,7 @@ class _Stream:
             piece = inner.get("input" if call.custom else "arguments")
             if piece is not None:
                 piece = READ.string(piece, f"tool call {call.position} arguments", None)
+                call.grown(len(piece))
                 if call.custom:
                     # free-form input, as the JSON text of {"input": ...}
                     opening = '{"input": "' if not call.parts else ""
@@ -801,10 +838,21 @@ def _built(value: Any) -> Any:
 class _StreamCall:
     """One streamed tool call of the first choice."""
 
-    __slots__ = ("custom", "empty_id", "extras_seen", "id", "name", "parts", "position", "typed")
+    __slots__ = (
+        "custom",
+        "empty_id",
+        "extras_seen",
+        "id",
+        "name",
+        "parts",
+        "position",
+        "size",
+        "typed",
+    )
 
     def __init__(self, position: int) -> None:
         self.position = position
+        self.size = 0  # argument characters so far (the string limit)
         self.id: str | None = None
         self.empty_id = False  # an `"id": ""` came
         self.name: str | None = None
@@ -812,6 +860,27 @@ class _StreamCall:
         self.custom = False
         self.parts: list[str] = []  # argument fragments, for the exact text at the end
         self.extras_seen: set[str] = set()
+
+    def grown(self, size: int) -> None:
+        """Count ``size`` more argument characters; past the string limit, raise.
+
+        The fragments are kept for the exact text of the final chunk, so the limit
+        bounds what the decoder holds (as :class:`~chatschema.ChunkAccumulator`
+        refuses such arguments too).
+
+        Raises:
+            ConversionError: ``maxLength``, pointing at the call's arguments.
+        """
+        self.size += size
+        limit = limits.MAX_STRING_CHARS
+        if self.size > limit:
+            pointer = f"/tool_call_chunks/{self.position}/arguments"
+            text = f"longer than {limit:,} characters (chatschema.limits.MAX_STRING_CHARS)"
+            raise ConversionError(
+                f"tool call {self.position}: the arguments are {text}",
+                provider=NAME,
+                problems=[Problem(pointer, "maxLength", f"the arguments are {text}")],
+            )
 
 
 class _SideChoice:

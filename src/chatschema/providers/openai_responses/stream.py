@@ -17,7 +17,7 @@ from chatschema_models.content import (
 from chatschema_models.tool import ToolCallChunk
 
 from chatschema._wire import content_chunk, text_block
-from chatschema.providers._common.drive import drive
+from chatschema.providers._common.drive import Incomplete, counted, drive, incomplete_policy
 from chatschema.providers.openai_responses.blocks import (
     decode_annotation,
     decode_code_interpreter,
@@ -43,15 +43,19 @@ __all__ = ["decode_stream"]
 
 
 @overload
-def decode_stream(events: AsyncIterable[Any]) -> AsyncGenerator[AssistantMessageChunk, None]: ...
+def decode_stream(
+    events: AsyncIterable[Any], *, incomplete: Incomplete = "error"
+) -> AsyncGenerator[AssistantMessageChunk, None]: ...
 
 
 @overload
-def decode_stream(events: Iterable[Any]) -> Iterator[AssistantMessageChunk]: ...
+def decode_stream(
+    events: Iterable[Any], *, incomplete: Incomplete = "error"
+) -> Iterator[AssistantMessageChunk]: ...
 
 
 def decode_stream(
-    events: Iterable[Any] | AsyncIterable[Any],
+    events: Iterable[Any] | AsyncIterable[Any], *, incomplete: Incomplete = "error"
 ) -> Iterator[AssistantMessageChunk] | AsyncGenerator[AssistantMessageChunk, None]:
     """Decode a streamed ``Response`` into ``AssistantMessageChunk`` objects, lazily.
 
@@ -84,11 +88,20 @@ def decode_stream(
       finish reason and ``usage`` (``usage_mode="cumulative"``) on the last chunk
       (``chunk_position="last"``), after any output item the stream did not finish.
 
+    A stream that ends before ``response.completed`` / ``response.incomplete``
+    raises ``StreamIncompleteError`` once its chunks are out; with
+    ``incomplete="keep"`` it ends instead with a chunk whose
+    ``response_metadata["chatschema"]["incomplete"]`` says so.
+
     Raises:
         ConversionError: for ``error`` and ``response.failed`` events (naming the
             error's message) and for malformed events; unknown event types are
             skipped.
+        StreamIncompleteError: for a stream that ended before its final event
+            (under ``incomplete="error"``).
+        OptionError: for an ``incomplete`` other than ``"error"`` or ``"keep"``.
     """
+    policy = incomplete_policy(incomplete)
     stream = _Stream()
 
     def text_chunk(
@@ -105,6 +118,8 @@ def decode_stream(
         step=stream.event,
         end=stream.flush,
         done=lambda: stream.finished,
+        missing=stream.missing,
+        incomplete=policy,
     )
 
 
@@ -203,6 +218,18 @@ class _Stream:
         # reasoning items' encrypted_content, held until response.completed: the API
         # re-encrypts it there, and the final Response is what decode_response reads
         self.sealed: dict[int, tuple[_StreamBlock, str]] = {}
+
+    def missing(self, done_line: bool) -> tuple[str, str] | None:
+        """What the stream ended without (its final event), if anything: drive's check."""
+        if self.finished:
+            return None
+        items = self.items.values()
+        calls = sum(1 for item in items if item.kind == "function_call")
+        unfinished = sum(1 for item in items if not item.done)
+        detail = f"{counted(len(self.items), 'output item')}, {unfinished} not done"
+        if calls:
+            detail += f", {counted(calls, 'function call')} among them"
+        return "response.completed", detail
 
     # ----------------------------------------------------------------- plumbing
 

@@ -14,23 +14,29 @@ from typing import Any, overload
 from chatschema_models.chunk import AssistantMessageChunk
 
 from chatschema.errors import ConversionError
+from chatschema.providers._common.drive import Incomplete
 from chatschema.providers.otel_genai.wire import NAME
 
 
 @overload
-def decode_stream(events: AsyncIterable[Any]) -> AsyncGenerator[AssistantMessageChunk, None]: ...
+def decode_stream(
+    events: AsyncIterable[Any], *, incomplete: Incomplete = "error"
+) -> AsyncGenerator[AssistantMessageChunk, None]: ...
 
 
 @overload
-def decode_stream(events: Iterable[Any]) -> Iterator[AssistantMessageChunk]: ...
+def decode_stream(
+    events: Iterable[Any], *, incomplete: Incomplete = "error"
+) -> Iterator[AssistantMessageChunk]: ...
 
 
 def decode_stream(
-    events: Iterable[Any] | AsyncIterable[Any],
+    events: Iterable[Any] | AsyncIterable[Any], *, incomplete: Incomplete = "error"
 ) -> Iterator[AssistantMessageChunk] | AsyncGenerator[AssistantMessageChunk, None]:
     """Refuse: the GenAI conventions record complete messages, never stream events.
 
-    The same for a sync and an async source (``docs/async.md``): nothing is read.
+    The same for a sync and an async source (``docs/async.md``), whatever
+    ``incomplete`` says: nothing is read.
 
     Raises:
         ConversionError: always, at the call (not on the first ``next``); read the
