@@ -55,6 +55,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     (
         "utilities",
         [
+            "chatschema._coerce",
             "chatschema.builders",
             "chatschema.history",
             "chatschema.rendering",

@@ -662,8 +662,8 @@ for _provider in PROVIDERS:
 
 
 def test_nan_and_infinity_are_refused_or_kept_verbatim() -> None:
-    """Non-JSON floats in free-form data: kept (Python data), never a crash."""
+    """Non-JSON floats in free-form data: refused with a located problem, never a crash."""
     document = {"role": "user", "content": "x", "metadata": {"a": math.nan, "b": math.inf}}
-    ok, model = H.call("parse", chatschema.parse_message, document)
-    assert ok
-    H.call("to_json", chatschema.to_json, model)
+    ok, error = H.call("parse", chatschema.parse_message, document)
+    assert not ok
+    assert [(p.pointer, p.keyword) for p in error.problems] == [("/metadata/a", "json")]

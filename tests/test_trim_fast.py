@@ -29,7 +29,7 @@ from chatschema import (
     count_tokens_approximately,
     trim_messages,
 )
-from chatschema import history as history_module
+from chatschema import _coerce as coerce_module
 from chatschema.errors import ValidationError
 from chatschema.tokens import _approximate_message_tokens
 
@@ -191,7 +191,7 @@ def test_the_approximate_counter_on_data_json_cannot_hold() -> None:
 @given(HISTORIES)
 def test_coerce_returns_the_models_as_the_general_path_does(history: list[Message]) -> None:
     coerced = chatschema.coerce_messages(history)
-    general = [history_module._coerce_one(item) for item in history]
+    general = [coerce_module._coerce_one(item) for item in history]
     assert len(coerced) == len(general)
     assert all(a is b for a, b in zip(coerced, general, strict=True))
     assert coerced is not history  # a new list, as before
@@ -211,7 +211,7 @@ def test_coerce_falls_back_for_anything_but_the_message_classes() -> None:
     ]
     for items in cases:
         coerced = chatschema.coerce_messages(items)
-        expected = [history_module._coerce_one(item) for item in items]
+        expected = [coerce_module._coerce_one(item) for item in items]
         assert [to_dict(m) for m in coerced] == [to_dict(m) for m in expected]
         assert coerced[0] is user
 

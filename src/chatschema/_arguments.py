@@ -30,6 +30,6 @@ def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
     return value, None
 
 
-json_text = json.JSONEncoder(ensure_ascii=False).encode
+json_text = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
 """``json.dumps(value, ensure_ascii=False)`` with one kept encoder (``dumps`` builds
-one on every call)."""
+one on every call); NaN and infinities raise ``ValueError`` (they are not JSON)."""

@@ -1,6 +1,6 @@
 """The limits chatschema enforces on documents it reads, and the helpers that check them.
 
-Three limits keep hostile or broken input from exhausting the interpreter or the
+These limits keep hostile or broken input from exhausting the interpreter or the
 machine; past them, :func:`chatschema.parse` (and its ``parse_*`` forms) and
 :func:`chatschema.validate` raise a :class:`~chatschema.ValidationError` whose
 problem names where the limit was crossed:
@@ -13,6 +13,8 @@ limit                        default        keyword and pointer of the problem
                                             a list of messages)
 :data:`MAX_STRING_CHARS`     268,435,456    ``maxLength``: the string (a text, base64
                                             data, a URL, argument text ...)
+:data:`MAX_LINE_BYTES`       285,212,672    ``maxLength``: the row (a line of JSON
+                                            Lines, or a document read whole)
 ============================ ============== ==========================================
 
 - **Depth**: no value may sit inside more than ``MAX_DEPTH`` nested arrays or objects
@@ -24,6 +26,12 @@ limit                        default        keyword and pointer of the problem
   (each message model costs about a kilobyte however short its JSON).
 - **String size**: one string, a quarter of a gigabyte of characters; more than twice
   the largest inline data any provider accepts.
+- **Line size**: one line of JSON Lines (one dataset row), or one JSON document the
+  command line reads whole, in bytes: the string limit plus 16 MiB for the rest of the
+  document. It applies where input is read (``chatschema.datasets``, the command
+  line), not to ``parse``: a longer line is reported as its row's problem and skipped
+  to its newline without being held (input without newlines, such as ``/dev/zero``,
+  stays in bounded memory). It is read when a run starts.
 
 The limits are module attributes read at every check: a program that must accept
 more can raise them (``chatschema.limits.MAX_MESSAGES = 1_000_000``). Checks cost
@@ -42,12 +50,18 @@ from chatschema.errors import Problem, ValidationError, json_pointer
 
 __all__ = [
     "MAX_DEPTH",
+    "MAX_LINE_BYTES",
     "MAX_MESSAGES",
     "MAX_STRING_CHARS",
+    "JSON_BLOBS",
+    "JSON_DATA",
     "check",
     "depth_problem",
+    "foreign_problem",
     "limit_problems",
     "nesting_depth",
+    "non_finite",
+    "not_json",
     "too_deep",
 ]
 
@@ -59,6 +73,9 @@ MAX_MESSAGES = 100_000
 
 MAX_STRING_CHARS = 256 * 1024 * 1024
 """Characters in one string (a text, base64 data, a URL, tool-argument text ...)."""
+
+MAX_LINE_BYTES = MAX_STRING_CHARS + 16 * 1024 * 1024
+"""Bytes in one line of JSON Lines (a dataset row) or one JSON document read whole."""
 
 _MESSAGE_LISTS = {"Conversation": ("messages",), "list of messages": ()}
 
@@ -126,10 +143,14 @@ def _items(node: Any) -> Any:
     return None
 
 
-def _within(value: Any, depth_limit: int, string_limit: int, models: bool = True) -> bool:
+def _within(
+    value: Any, depth_limit: int, string_limit: int, models: bool = True, json: int = 0
+) -> bool:
     """Whether ``value`` is within both limits: the fast pass, without paths.
 
-    ``models=False`` does not look inside models held by the data.
+    ``models=False`` does not look inside models held by the data. ``json``: also
+    whether every value is JSON data (:data:`JSON_DATA`, or :data:`JSON_BLOBS` to let
+    ``bytes`` through); a root that is not a container is left to the schema.
     """
     if type(value) is str:
         return len(value) <= string_limit
@@ -138,6 +159,10 @@ def _within(value: Any, depth_limit: int, string_limit: int, models: bool = True
     while stack:
         node, level = pop()
         items = _items(node)
+        if items is None:
+            if json and level and _not_json(node, json) is not None:
+                return False
+            continue
         if not items:
             continue
         if level >= depth_limit:
@@ -148,16 +173,58 @@ def _within(value: Any, depth_limit: int, string_limit: int, models: bool = True
             if kind is str:
                 if len(item) > string_limit:
                     return False
+            elif kind is float:
+                # NaN fails both comparisons: -inf < x < inf holds for finite numbers only
+                if json and not -_INFINITY < item < _INFINITY:
+                    return False
             elif kind not in _SCALARS and (models or not isinstance(item, BaseModel)):
                 push((item, level))
     return True
 
 
+JSON_DATA = 1
+"""``json`` of the walks: JSON values only (objects, arrays, strings, finite numbers,
+``true``, ``false``, ``null``; models count as the objects they dump to)."""
+
+JSON_BLOBS = 2
+"""``json`` of the walks: JSON values and ``bytes`` (Bedrock Converse's blobs, which
+chatschema writes as base64 text)."""
+
+_INFINITY = float("inf")
+
+
+def _not_json(node: Any, json: int) -> str | None:
+    """Why a leaf that is not a container is not JSON data (None: it is).
+
+    Subclasses of ``str``, ``int`` and ``float`` (enums ...) are the values they
+    hold, as ``json.dumps`` writes them.
+    """
+    if isinstance(node, float):
+        return non_finite(node)
+    if isinstance(node, (str, int)) or node is None:
+        return None
+    if json == JSON_BLOBS and isinstance(node, (bytes, bytearray)):
+        return None
+    return f"a Python {type(node).__name__} is not JSON data"
+
+
+def non_finite(number: float) -> str | None:
+    """Why a float is not a JSON number (NaN, Infinity, -Infinity), or None."""
+    if -_INFINITY < number < _INFINITY:
+        return None
+    text = "NaN" if number != number else ("Infinity" if number > 0 else "-Infinity")
+    return f"{text} is not a JSON number"
+
+
 def _first_problem(
-    value: Any, depth_limit: int, string_limit: int, models: bool = True
+    value: Any, depth_limit: int, string_limit: int, models: bool = True, json: int = 0
 ) -> Problem | None:
-    """The first container too deep or string too long, with its pointer, or None."""
-    if _within(value, depth_limit, string_limit, models):
+    """The first container too deep, string too long or value not JSON, or None.
+
+    The problem names where (its JSON pointer); values that are not JSON are
+    looked for only with ``json``.
+    """
+    if _within(value, depth_limit, string_limit, models, json):
         return None
     if isinstance(value, str):
         return _too_long(value, ())
@@ -165,6 +232,10 @@ def _first_problem(
     while stack:
         node, level, path = stack.pop()
         if _items(node) is None:
+            if json and path:
+                reason = _not_json(node, json)
+                if reason is not None:
+                    return not_json(reason, json_pointer(path))
             continue
         # ``level`` containers hold this node; its items sit inside one more.
         items = list(_children(node))
@@ -177,6 +248,50 @@ def _first_problem(
             elif models or not isinstance(item, BaseModel):
                 stack.append((item, level + 1, (*path, key)))
     return None  # pragma: no cover - the fast pass found a problem
+
+
+def not_json(reason: str, pointer: str = "") -> Problem:
+    """The problem reported for a value JSON cannot hold (NaN, a Python object ...)."""
+    return Problem(pointer, "json", reason)
+
+
+_PROBE = object()
+
+
+def foreign_problem(value: Any) -> Problem | None:
+    """The first value in ``value`` that is not JSON data, with its pointer, or None.
+
+    For the error path of the codecs (a ``TypeError`` or ``KeyError`` out of a
+    verb): besides what :data:`JSON_BLOBS` refuses, a mapping whose ``in`` finds a
+    key it does not hold, or whose ``[]`` fails for a key it lists. Models count as
+    the objects they dump to. Walks without recursion; stops at :data:`MAX_DEPTH`.
+    """
+    stack: list[tuple[Any, int, tuple[str | int, ...]]] = [(value, 0, ())]
+    while stack:
+        node, level, path = stack.pop()
+        if isinstance(node, Mapping) and type(node) is not dict:
+            try:
+                lies = _PROBE in node
+                children = list(node.items())
+            except Exception as error:  # any failure of a foreign mapping is the finding
+                failure = f"{type(node).__name__} fails as a mapping: {error!r}"[:200]
+                return not_json(failure, json_pointer(path))
+            if lies:
+                return not_json(
+                    f"{type(node).__name__} is not JSON data (its `in` finds keys it does "
+                    "not hold)",
+                    json_pointer(path),
+                )
+        elif _items(node) is None:
+            reason = _not_json(node, JSON_BLOBS)
+            if reason is not None:
+                return not_json(reason, json_pointer(path))
+            continue
+        else:
+            children = list(_children(node))
+        if level < MAX_DEPTH:
+            stack.extend((item, level + 1, (*path, key)) for key, item in reversed(children))
+    return None
 
 
 def _too_long(text: str, path: tuple[str | int, ...]) -> Problem:
@@ -211,7 +326,13 @@ def _messages_problem(value: Any, type_name: str) -> Problem | None:
 
 
 def limit_problems(
-    value: Any, type_name: str, *, depth: bool = True, strings: bool = True, models: bool = True
+    value: Any,
+    type_name: str,
+    *,
+    depth: bool = True,
+    strings: bool = True,
+    models: bool = True,
+    json: int = 0,
 ) -> list[Problem]:
     """The limits ``value`` (parsed JSON or models) crosses, as problems (empty: none).
 
@@ -225,14 +346,18 @@ def limit_problems(
         models: whether to look inside models the data holds (off when reading:
             models were checked when they were read, and models built in code are
             not limited).
+        json: :data:`JSON_DATA` (or :data:`JSON_BLOBS`) to also refuse, in the same
+            pass, values JSON cannot hold (keyword ``json``): NaN and infinities,
+            and Python objects that are not JSON data (a generator, a set ...).
     """
     problem = _messages_problem(value, type_name)
-    if problem is None and (depth or strings):
+    if problem is None and (depth or strings or json):
         problem = _first_problem(
             value,
             MAX_DEPTH if depth else 1 << 62,
             MAX_STRING_CHARS if strings else 1 << 62,
             models,
+            json,
         )
     return [] if problem is None else [problem]
 

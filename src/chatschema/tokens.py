@@ -27,16 +27,205 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
 from chatschema_models.message import AssistantMessage, Message, ToolMessage
 from chatschema_models.tool import ToolDefinition
 
+from chatschema._coerce import MessageLike, coerce_messages
 from chatschema.errors import ChatSchemaError
 
 __all__ = ["TokenizerUnavailableError", "count_tokens_approximately", "tiktoken_counter"]
+
+
+def count_tokens_approximately(
+    messages: MessageLike | Iterable[MessageLike],
+    *,
+    chars_per_token: float = 4.0,
+    extra_tokens_per_message: float = 3.0,
+    count_name: bool = True,
+    tokens_per_image: int = 85,
+    tokens_per_media: int = 256,
+    tools: Sequence[ToolDefinition | Mapping[str, Any]] | None = None,
+) -> int:
+    """Estimate the tokens of messages (one message or several) by the module's formula.
+
+    Args:
+        messages: a message or messages: models, or anything
+            :func:`chatschema.coerce_messages` reads (dicts ...), as
+            :func:`chatschema.trim_messages` takes them.
+        chars_per_token: characters per token (4 suits English with common BPE
+            tokenizers; use about 2-3 for code or languages without spaces).
+        extra_tokens_per_message: per-message overhead of the chat template.
+        count_name: whether a message's ``name`` counts.
+        tokens_per_image: flat cost of an image (85: one low-detail OpenAI tile).
+        tokens_per_media: flat cost of audio, video, a non-text file or a document
+            given by URL, base64 or file id.
+        tools: tool definitions sent with the messages (models or their dicts),
+            counted as their JSON.
+
+    Raises:
+        ValidationError: for a message or tool definition that cannot be read.
+    """
+    messages = coerce_messages(messages)
+    total = 0.0
+    if tools:
+        text = sum(_json_length(_tool_data(tool)) for tool in tools)
+        total += math.ceil(text / chars_per_token)
+    for message in messages:
+        characters, images, media = _message_characters(message, count_name)
+        total += math.ceil(characters / chars_per_token) + extra_tokens_per_message
+        total += images * tokens_per_image + media * tokens_per_media
+    return math.ceil(total)
+
+
+def _tool_data(tool: Any) -> dict[str, Any]:
+    """A tool definition (a model or its dict) as the JSON data counted."""
+    if not isinstance(tool, ToolDefinition):
+        from chatschema.validation import parse
+
+        tool = parse(tool, "ToolDefinition")
+    return cast(dict[str, Any], tool.model_dump(exclude_unset=True))
+
+
+class TokenizerUnavailableError(ChatSchemaError, RuntimeError):
+    """A tokenizer or its data cannot be loaded without the network."""
+
+
+def _tiktoken_cache_dir() -> Path:
+    for variable in ("TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR"):
+        value = os.environ.get(variable)
+        if value:
+            return Path(value)
+    return Path(tempfile.gettempdir()) / "data-gym-cache"
+
+
+def tiktoken_counter(
+    encoding: Any = "o200k_base",
+    *,
+    extra_tokens_per_message: int = 3,
+    tokens_per_image: int = 85,
+    tokens_per_media: int = 256,
+) -> Callable[[Message | Iterable[Message]], int]:
+    """A token counter backed by a tiktoken encoding (optional dependency ``tiktoken``).
+
+    Args:
+        encoding: an encoding name (``"o200k_base"``, ``"cl100k_base"`` ...) whose
+            file is already in tiktoken's cache, or a ``tiktoken.Encoding`` object
+            (for instance one built from files you ship).
+        extra_tokens_per_message: per-message overhead of the chat template.
+        tokens_per_image: flat cost of an image.
+        tokens_per_media: flat cost of audio, video or a non-text file.
+
+    Returns:
+        A function counting the tokens of a message or of messages: role, name,
+        text and tool calls encoded, plus the flat costs.
+
+    Raises:
+        TokenizerUnavailableError: tiktoken is not installed, or the encoding's file
+            is not in the cache (``TIKTOKEN_CACHE_DIR``); nothing is downloaded.
+    """
+    try:
+        import tiktoken
+        import tiktoken_ext.openai_public as public  # type: ignore[import-untyped]
+    except ImportError:
+        raise TokenizerUnavailableError(
+            "tiktoken is not installed: pip install 'chatschema[tokenizer]'"
+        ) from None
+    if isinstance(encoding, str):
+        constructor = getattr(public, encoding.replace("-", "_"), None)
+        if constructor is None:
+            raise TokenizerUnavailableError(f"unknown tiktoken encoding {encoding!r}")
+        url = _encoding_file_url(constructor)
+        cache = _tiktoken_cache_dir()
+        cached = cache / hashlib.sha1(url.encode()).hexdigest()
+        if url and not cached.exists():
+            raise TokenizerUnavailableError(
+                f"the tiktoken encoding {encoding!r} is not available offline: its file "
+                f"({url}) is not in the cache {cache}. Copy it there as {cached.name}, or "
+                "point TIKTOKEN_CACHE_DIR at a folder holding it, or pass a "
+                "tiktoken.Encoding built from files you ship."
+            )
+        encoding = tiktoken.get_encoding(encoding)
+    encode = encoding.encode
+
+    def count(messages: MessageLike | Iterable[MessageLike]) -> int:
+        messages = coerce_messages(messages)
+        total = 0
+        for message in messages:
+            texts = [message.role, message.name or ""]
+            content = message.content
+            images = media = 0
+            if isinstance(content, str):
+                texts.append(content)
+            else:
+                block: Any
+                for block in content:
+                    if block.type == "image":
+                        images += 1
+                    elif block.type in _MEDIA:
+                        media += 1
+                    else:
+                        texts.append(_block_text(block))
+            if isinstance(message, AssistantMessage):
+                for call in message.tool_calls:
+                    texts.append(call.name)
+                    texts.append(_json_text(call.arguments))
+            elif isinstance(message, ToolMessage):
+                texts.append(message.tool_call_id)
+            total += len(encode("\n".join(texts), disallowed_special=()))
+            total += extra_tokens_per_message + images * tokens_per_image
+            total += media * tokens_per_media
+        return total
+
+    return count
+
+
+def _block_text(block: Any) -> str:
+    kind = block.type
+    if kind in ("text", "refusal"):
+        return str(block.text)
+    if kind == "reasoning":
+        return " ".join([block.text or "", *(block.summary or ())])
+    if kind == "text-plain":
+        return str(block.text or "")
+    if kind == "server_tool_call":
+        return f"{block.name} {_json_text(block.arguments or {})}"
+    if kind == "server_tool_result":
+        return _json_text(block.output)
+    if kind == "non_standard":
+        return _json_text(block.value)
+    return ""
+
+
+def _encoding_file_url(constructor: Callable[[], dict[str, Any]]) -> str:
+    """The URL tiktoken would download an encoding's ranks from, read offline.
+
+    tiktoken's encoding constructors call ``load_tiktoken_bpe(url, expected_hash)``;
+    calling one with that function replaced records the URL without loading anything.
+    """
+    import tiktoken_ext.openai_public as public
+
+    seen: list[str] = []
+    original = public.load_tiktoken_bpe
+
+    def record(url: str, *args: Any, **kwargs: Any) -> dict[bytes, int]:
+        seen.append(url)
+        return {}
+
+    public.load_tiktoken_bpe = record
+    try:
+        constructor()
+    except Exception:
+        pass
+    finally:
+        public.load_tiktoken_bpe = original
+    return seen[0] if seen else ""
+
+
+# ------------------------------------------------------- the approximate count
 
 _MEDIA = frozenset({"audio", "video", "file"})
 
@@ -128,42 +317,6 @@ def _message_characters(message: Message, count_name: bool) -> tuple[int, int, i
     return characters, images, media
 
 
-def count_tokens_approximately(
-    messages: Message | Iterable[Message],
-    *,
-    chars_per_token: float = 4.0,
-    extra_tokens_per_message: float = 3.0,
-    count_name: bool = True,
-    tokens_per_image: int = 85,
-    tokens_per_media: int = 256,
-    tools: Sequence[ToolDefinition] | None = None,
-) -> int:
-    """Estimate the tokens of messages (one message or several) by the module's formula.
-
-    Args:
-        messages: a message or messages.
-        chars_per_token: characters per token (4 suits English with common BPE
-            tokenizers; use about 2-3 for code or languages without spaces).
-        extra_tokens_per_message: per-message overhead of the chat template.
-        count_name: whether a message's ``name`` counts.
-        tokens_per_image: flat cost of an image (85: one low-detail OpenAI tile).
-        tokens_per_media: flat cost of audio, video, a non-text file or a document
-            given by URL, base64 or file id.
-        tools: tool definitions sent with the messages, counted as their JSON.
-    """
-    if hasattr(messages, "role"):
-        messages = [cast(Message, messages)]
-    total = 0.0
-    if tools:
-        text = sum(_json_length(tool.model_dump(exclude_unset=True)) for tool in tools)
-        total += math.ceil(text / chars_per_token)
-    for message in messages:
-        characters, images, media = _message_characters(message, count_name)
-        total += math.ceil(characters / chars_per_token) + extra_tokens_per_message
-        total += images * tokens_per_image + media * tokens_per_media
-    return math.ceil(total)
-
-
 def _approximate_message_tokens(message: Message) -> int:
     """``count_tokens_approximately([message])`` with the default options, faster.
 
@@ -174,139 +327,3 @@ def _approximate_message_tokens(message: Message) -> int:
     # ceil(ceil(c / 4) + 3.0 + 85 i + 256 m) of the general path: every term is an
     # integer, so the outer ceil changes nothing.
     return math.ceil(characters / 4.0) + 3 + images * 85 + media * 256
-
-
-class TokenizerUnavailableError(ChatSchemaError, RuntimeError):
-    """A tokenizer or its data cannot be loaded without the network."""
-
-
-def _tiktoken_cache_dir() -> Path:
-    for variable in ("TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR"):
-        value = os.environ.get(variable)
-        if value:
-            return Path(value)
-    return Path(tempfile.gettempdir()) / "data-gym-cache"
-
-
-def tiktoken_counter(
-    encoding: Any = "o200k_base",
-    *,
-    extra_tokens_per_message: int = 3,
-    tokens_per_image: int = 85,
-    tokens_per_media: int = 256,
-) -> Callable[[Message | Iterable[Message]], int]:
-    """A token counter backed by a tiktoken encoding (optional dependency ``tiktoken``).
-
-    Args:
-        encoding: an encoding name (``"o200k_base"``, ``"cl100k_base"`` ...) whose
-            file is already in tiktoken's cache, or a ``tiktoken.Encoding`` object
-            (for instance one built from files you ship).
-        extra_tokens_per_message: per-message overhead of the chat template.
-        tokens_per_image: flat cost of an image.
-        tokens_per_media: flat cost of audio, video or a non-text file.
-
-    Returns:
-        A function counting the tokens of a message or of messages: role, name,
-        text and tool calls encoded, plus the flat costs.
-
-    Raises:
-        TokenizerUnavailableError: tiktoken is not installed, or the encoding's file
-            is not in the cache (``TIKTOKEN_CACHE_DIR``); nothing is downloaded.
-    """
-    try:
-        import tiktoken
-        import tiktoken_ext.openai_public as public  # type: ignore[import-untyped]
-    except ImportError:
-        raise TokenizerUnavailableError(
-            "tiktoken is not installed: pip install 'chatschema[tokenizer]'"
-        ) from None
-    if isinstance(encoding, str):
-        constructor = getattr(public, encoding.replace("-", "_"), None)
-        if constructor is None:
-            raise TokenizerUnavailableError(f"unknown tiktoken encoding {encoding!r}")
-        url = _encoding_file_url(constructor)
-        cache = _tiktoken_cache_dir()
-        cached = cache / hashlib.sha1(url.encode()).hexdigest()
-        if url and not cached.exists():
-            raise TokenizerUnavailableError(
-                f"the tiktoken encoding {encoding!r} is not available offline: its file "
-                f"({url}) is not in the cache {cache}. Copy it there as {cached.name}, or "
-                "point TIKTOKEN_CACHE_DIR at a folder holding it, or pass a "
-                "tiktoken.Encoding built from files you ship."
-            )
-        encoding = tiktoken.get_encoding(encoding)
-    encode = encoding.encode
-
-    def count(messages: Message | Iterable[Message]) -> int:
-        if hasattr(messages, "role"):
-            messages = [cast(Message, messages)]
-        total = 0
-        for message in messages:
-            texts = [message.role, message.name or ""]
-            content = message.content
-            images = media = 0
-            if isinstance(content, str):
-                texts.append(content)
-            else:
-                block: Any
-                for block in content:
-                    if block.type == "image":
-                        images += 1
-                    elif block.type in _MEDIA:
-                        media += 1
-                    else:
-                        texts.append(_block_text(block))
-            if isinstance(message, AssistantMessage):
-                for call in message.tool_calls:
-                    texts.append(call.name)
-                    texts.append(_json_text(call.arguments))
-            elif isinstance(message, ToolMessage):
-                texts.append(message.tool_call_id)
-            total += len(encode("\n".join(texts), disallowed_special=()))
-            total += extra_tokens_per_message + images * tokens_per_image
-            total += media * tokens_per_media
-        return total
-
-    return count
-
-
-def _block_text(block: Any) -> str:
-    kind = block.type
-    if kind in ("text", "refusal"):
-        return str(block.text)
-    if kind == "reasoning":
-        return " ".join([block.text or "", *(block.summary or ())])
-    if kind == "text-plain":
-        return str(block.text or "")
-    if kind == "server_tool_call":
-        return f"{block.name} {_json_text(block.arguments or {})}"
-    if kind == "server_tool_result":
-        return _json_text(block.output)
-    if kind == "non_standard":
-        return _json_text(block.value)
-    return ""
-
-
-def _encoding_file_url(constructor: Callable[[], dict[str, Any]]) -> str:
-    """The URL tiktoken would download an encoding's ranks from, read offline.
-
-    tiktoken's encoding constructors call ``load_tiktoken_bpe(url, expected_hash)``;
-    calling one with that function replaced records the URL without loading anything.
-    """
-    import tiktoken_ext.openai_public as public
-
-    seen: list[str] = []
-    original = public.load_tiktoken_bpe
-
-    def record(url: str, *args: Any, **kwargs: Any) -> dict[bytes, int]:
-        seen.append(url)
-        return {}
-
-    public.load_tiktoken_bpe = record
-    try:
-        constructor()
-    except Exception:
-        pass
-    finally:
-        public.load_tiktoken_bpe = original
-    return seen[0] if seen else ""

@@ -310,10 +310,12 @@ def schema_problems(instance: Any, type: str = "Message") -> list[Problem]:
     """Every problem :func:`validate` would report, as a list (empty when valid).
 
     A document past a limit of :mod:`chatschema.limits` (nesting depth, message
-    count, string size) gets that one problem, as :func:`parse` reports it.
+    count, string size), or holding a value JSON cannot hold (NaN, an infinity, a
+    Python object such as a generator: keyword ``json``), gets that one problem, as
+    :func:`parse` reports it.
     """
     _check_type_name(type)
-    beyond = limits.limit_problems(instance, type)
+    beyond = limits.limit_problems(instance, type, json=limits.JSON_DATA)
     if beyond:
         return beyond
     try:
@@ -542,7 +544,8 @@ def _run(adapter: TypeAdapter[_T], data: JSONInput, type_name: str) -> _T:
         # bounds the depth, and no string can be longer than the text).
         # Models held by the data (a list of messages to encode) were checked when
         # they were read, or were built in code: only the plain data is walked.
-        beyond = limits.limit_problems(data, type_name, models=False)
+        # The same pass refuses values JSON cannot hold (NaN, a generator ...).
+        beyond = limits.limit_problems(data, type_name, models=False, json=limits.JSON_DATA)
         if beyond:
             raise ValidationError(beyond, type_name=type_name)
     try:

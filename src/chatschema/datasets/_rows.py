@@ -8,11 +8,11 @@ returns the row's result or the problems that stopped it.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from chatschema._json import dumps
+from chatschema._json import dumps, loads
+from chatschema.datasets._io import LongLine
 from chatschema.errors import ChatSchemaError, ConversionError, Problem, ValidationError
 from chatschema.providers._codec import PROVIDERS
 
@@ -82,6 +82,8 @@ def load(value: Any) -> tuple[Any, Problem | None]:
     """
     if value is None:
         return None, Problem("", "json", "the row has no conversation (null)")
+    if isinstance(value, LongLine):
+        return None, value.problem()
     if isinstance(value, (bytes, bytearray, memoryview)):
         try:
             value = bytes(value).decode("utf-8")
@@ -89,7 +91,7 @@ def load(value: Any) -> tuple[Any, Problem | None]:
             return None, Problem("", "json", f"not UTF-8 text: {error.reason}")
     if isinstance(value, str):
         try:
-            return json.loads(value), None
+            return loads(value), None  # NaN and Infinity refused: they are not JSON
         except ValueError as error:
             return None, Problem("", "json", f"not valid JSON: {error}")
         except RecursionError:

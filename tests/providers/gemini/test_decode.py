@@ -782,7 +782,7 @@ BAD_CONVERSATIONS: dict[str, tuple[Any, int | None, int | None]] = {
         None,
         None,
     ),
-    "response_not_json": ({"contents": [user(fr("f", {"output": {1, 2}}))]}, None, None),
+    "response_not_json": ({"contents": [user(fr("f", {"output": {1, 2}}))]}, 0, None),
     "named_choice_not_string": (
         {
             "contents": [],

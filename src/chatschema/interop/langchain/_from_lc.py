@@ -471,6 +471,9 @@ def _role_of(message: Any) -> str | None:
     return None
 
 
+_NO_ARTIFACT = object()
+
+
 def _message_from_lc(
     message: lc.BaseMessage, index: int | None, *, standardize: bool, chunk: bool = False
 ) -> Message | AssistantMessageChunk:
@@ -550,9 +553,15 @@ def _message_from_lc(
         if key not in _ESCAPE_RECORDS and key in target.model_fields and key not in out:
             out[key] = value  # neutral fields LangChain has no place for
     type_name = target.__name__ if chunk else "Message"
+    # LangChain's artifact is any Python object for the application, never sent to a
+    # model: passed by reference, not read as JSON data.
+    artifact = out.pop("artifact", _NO_ARTIFACT)
     try:
-        return cast(Message, parse(out, type_name))
+        parsed = cast(Message, parse(out, type_name))
     except ValidationError as error:
         raise _error(
             "the LangChain message does not fit the neutral model", index, problems=error.problems
         ) from None
+    if artifact is not _NO_ARTIFACT:
+        parsed.artifact = artifact  # type: ignore[union-attr]
+    return parsed

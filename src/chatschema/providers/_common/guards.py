@@ -7,7 +7,6 @@ Runaway nesting and bad JSON text never escape as ``RecursionError`` or
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
@@ -15,9 +14,18 @@ import pydantic
 
 from chatschema import limits
 from chatschema._gc import collector_paused
-from chatschema.errors import ConversionError
+from chatschema._json import loads as strict_loads
+from chatschema.errors import ChatSchemaError, ConversionError
 
-__all__ = ["decoder", "depth_error", "guarded", "invalid_data_error", "loads", "too_deep_error"]
+__all__ = [
+    "decoder",
+    "depth_error",
+    "foreign_value_error",
+    "guarded",
+    "invalid_data_error",
+    "loads",
+    "too_deep_error",
+]
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -27,12 +35,59 @@ def depth_error(payload: Any, provider: str, *, where: str = "input") -> Convers
     """The error for a payload nested deeper than :data:`chatschema.limits.MAX_DEPTH`.
 
     None when the payload is within the limit. The problem's pointer names the
-    first value past it.
+    first value past it. A payload of plain data (a dict or a list, not an SDK
+    object) is also refused, in the same pass, for a value JSON cannot hold (NaN,
+    infinities, a generator, a set ...; ``bytes`` pass: Converse blobs).
     """
-    problem = limits.depth_problem(payload)
+    if type(payload) is dict or type(payload) is list:
+        found = limits.limit_problems(payload, "payload", strings=False, json=limits.JSON_BLOBS)
+        problem = found[0] if found else None
+    else:
+        problem = limits.depth_problem(payload)
     if problem is None:
         return None
-    return ConversionError(f"{where} {problem.message}", provider=provider, problems=[problem])
+    return ConversionError(
+        f"{where} {problem.message}",
+        provider=provider,
+        message_index=_message_of(problem.pointer, provider),
+        problems=[problem],
+    )
+
+
+# The list of messages in each format's request, for errors that name the message.
+_MESSAGE_LISTS = {
+    "openai_chat": "messages",
+    "openai_responses": "input",
+    "anthropic": "messages",
+    "gemini": "contents",
+    "otel_genai": "gen_ai.input.messages",
+    "bedrock_converse": "messages",
+}
+
+
+def _message_of(pointer: str, provider: str) -> int | None:
+    """The index of the request message a pointer points into, or None."""
+    parts = pointer.split("/", 3)
+    if len(parts) >= 3 and parts[1] == _MESSAGE_LISTS.get(provider) and parts[2].isdigit():
+        return int(parts[2])
+    return None
+
+
+def foreign_value_error(value: Any, provider: str) -> ConversionError | None:
+    """The error for input holding a Python value that is not JSON data, naming where.
+
+    The error path of every verb: a ``TypeError``, ``KeyError`` ... raised while
+    converting is said this way when the input holds a non-JSON value (an object,
+    NaN, a mapping whose ``in`` lies); None when it holds none (a bug: re-raised).
+    """
+    problem = limits.foreign_problem(value)
+    if problem is None:
+        return None
+    return ConversionError(
+        f"input holds a value JSON cannot hold: {problem.message}",
+        provider=provider,
+        problems=[problem],
+    )
 
 
 def too_deep_error(provider: str, value: Any = None) -> ConversionError:
@@ -46,9 +101,13 @@ def too_deep_error(provider: str, value: Any = None) -> ConversionError:
 
 
 def loads(text: str | bytes | bytearray, provider: str) -> Any:
-    """JSON text as data; bad or too deep JSON is a :class:`ConversionError`."""
+    """JSON text as data; bad or too deep JSON is a :class:`ConversionError`.
+
+    NaN, Infinity and numbers too large for a double are not JSON: refused, with
+    their line and column.
+    """
     try:
-        return json.loads(text)
+        return strict_loads(text)
     except ValueError as error:
         raise ConversionError(f"not valid JSON: {error}", provider=provider) from None
     except RecursionError:
@@ -82,6 +141,13 @@ def decoder(provider: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
                 raise invalid_data_error(error, provider) from None
             except RecursionError:  # a string of JSON inside, nested past the limit
                 raise too_deep_error(provider) from None
+            except ChatSchemaError:
+                raise
+            except (TypeError, ValueError, KeyError, AttributeError):
+                located = foreign_value_error(args[0], provider) if args else None
+                if located is None:
+                    raise
+                raise located from None
 
         return collector_paused(wrapper)
 
@@ -119,6 +185,15 @@ def guarded(provider: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
                 raise invalid_data_error(error, provider) from None
             except RecursionError:
                 raise too_deep_error(provider, args[0] if args else None) from None
+            except ChatSchemaError:
+                raise
+            except (TypeError, ValueError, KeyError, AttributeError):
+                # models built in code are not walked up front: a value JSON cannot
+                # hold is found here, when it breaks the conversion
+                located = foreign_value_error(args[0], provider) if args else None
+                if located is None:
+                    raise
+                raise located from None
 
         return collector_paused(wrapper)
 

@@ -103,7 +103,7 @@ def sendable_tools(
 
 def tool_call_as_text(call: ToolCall) -> str:
     """A tool call written out, for models without native function calling."""
-    arguments = json.dumps(call.arguments, ensure_ascii=False)
+    arguments = json.dumps(call.arguments, ensure_ascii=False, allow_nan=False)
     return f'<tool_call id="{call.id}" name="{call.name}">{arguments}</tool_call>'
 
 
@@ -130,7 +130,7 @@ def tools_as_text(tools: Sequence[ToolDefinition]) -> str:
     for tool in tools:
         if tool.provider is not None:
             continue  # a hosted tool: the application cannot run it from text
-        schema = json.dumps(tool.parameters, ensure_ascii=False)
+        schema = json.dumps(tool.parameters, ensure_ascii=False, allow_nan=False)
         description = f": {tool.description}" if tool.description else ""
         lines.append(f"- {tool.name}{description}\n  parameters: {schema}")
     return "\n".join(lines)
