@@ -82,6 +82,7 @@ def run(
     input_format: str | None = None,
     output_format: str | None = None,
     on_result: Callable[[ChunkResult], None] | None = None,
+    overwrite: bool = False,
 ) -> Summary:
     """Run a batch function over whole datasets; write the results; summarize.
 
@@ -96,6 +97,9 @@ def run(
             (failed rows are reported, not written); Parquet output holds every row:
             the input's columns and the result columns (documents, ``problems``...).
             For validate and stats, JSON Lines output holds one report per row.
+            A file is written whole or not at all: to a temporary file beside it,
+            renamed over it when the run succeeds; a failed or interrupted run
+            (``KeyboardInterrupt``) leaves the previous file as it was.
         engine: ``"local"`` (worker processes on this machine) or ``"ray"``.
         jobs: worker processes (default: every core); with Ray, the CPUs of the local
             Ray started when ``RAY_ADDRESS`` is unset.
@@ -107,15 +111,19 @@ def run(
         options: the batch function's keyword arguments (``source``/``target``,
             ``format``, ``max_tokens``...).
         on_result: called with each batch's result, in input order (local engine).
+        overwrite: with Ray, replace an existing output directory (else refused).
 
     Raises:
-        DatasetError: an input or output that cannot be used.
+        DatasetError: an input or output that cannot be used (an output that is
+            one of the inputs is refused before anything is opened), or a run that
+            failed; a file output is then left as it was.
         MissingExtraError: pyarrow or Ray is needed and not installed.
         OptionError: unknown formats or options.
     """
     from chatschema.datasets._batch import BATCH_FUNCTIONS
     from chatschema.datasets._io import file_format
     from chatschema.datasets._local import available_cores
+    from chatschema.datasets._output import refuse_inputs
 
     if command not in BATCH_FUNCTIONS:
         raise DatasetError(f"unknown command {command!r}; expected one of {list(BATCH_FUNCTIONS)}")
@@ -128,16 +136,27 @@ def run(
         raise DatasetError("no input given")
     target = None if output is None else str(output)
     out_form = None if target is None else file_format(target, output_format)
+    refuse_inputs(target, paths)
     workers = max(1, jobs if jobs is not None else available_cores())
     if engine == "ray":
         from chatschema.datasets._ray import run_ray
 
         return run_ray(
-            command, paths, target, out_form, options, workers, batch_size, column, input_format
+            command,
+            paths,
+            target,
+            out_form,
+            options,
+            workers,
+            batch_size,
+            column,
+            input_format,
+            overwrite=overwrite,
         )
     if engine != "local":
         raise DatasetError(f"unknown engine {engine!r}; expected 'local' or 'ray'")
     paths = _expand(paths)
+    refuse_inputs(target, paths)
     forms = [file_format(path, input_format) if path != "-" else "jsonl" for path in paths]
     name = column or _column_of(paths, forms)
     job = Job(command, options, name, out_form)
@@ -224,21 +243,24 @@ def _run_local(
     batch_size: int,
     on_result: Callable[[ChunkResult], None] | None,
 ) -> Summary:
-    from chatschema.datasets._io import JsonlWriter, ParquetWriter
     from chatschema.datasets._local import map_chunks
+    from chatschema.datasets._output import JsonlWriter, ParquetWriter
     from chatschema.datasets._work import run_chunk
 
     started = time.perf_counter()
     summary = Summary(job.command, jobs=jobs, engine="local", output=output)
     writer: Any = None
-    if job.output == "jsonl":
-        writer = JsonlWriter(output)
-    elif job.output == "parquet":
-        from chatschema.datasets._arrow import pyarrow
-
-        pyarrow()
-        writer = ParquetWriter(str(output), column=job.output_column, format=job.document_format)
+    results: Iterator[ChunkResult] | None = None
     try:
+        if job.output == "jsonl":
+            writer = JsonlWriter(output)
+        elif job.output == "parquet":
+            from chatschema.datasets._arrow import pyarrow
+
+            pyarrow()
+            writer = ParquetWriter(
+                str(output), column=job.output_column, format=job.document_format
+            )
         results = map_chunks(job, _chunks(inputs, forms, job.column, batch_size), jobs)
         seen = False
         for result in results:
@@ -246,9 +268,15 @@ def _run_local(
             _take(summary, writer, result, on_result)
         if not seen and job.output == "parquet":
             _take(summary, writer, run_chunk(job, _empty_chunk(inputs, forms)), None)
-    finally:
+    except BaseException:  # a failure or an interruption: the previous output stays
+        stop = getattr(results, "close", None)  # stop the workers now, not at garbage collection
+        if stop is not None:
+            stop()
         if writer is not None:
-            writer.close()
+            writer.abort()
+        raise
+    if writer is not None:
+        writer.close()
     summary.seconds = time.perf_counter() - started
     return summary
 

@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import json
+import os
+import select
+import signal
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
 from chatschema.datasets._batch import BATCH_FUNCTIONS, result_columns, to_arrow
-from chatschema.datasets._io import Chunk
+from chatschema.datasets._io import Chunk, LongLine
 from chatschema.datasets._rows import STATS
 from chatschema.errors import Problem
 
-__all__ = ["DOCUMENT_COMMANDS", "ChunkResult", "Job", "run_chunk"]
+__all__ = ["DOCUMENT_COMMANDS", "ChunkResult", "Job", "run_chunk", "watch_main"]
 
 # The commands whose output is a dataset of documents (the others annotate rows).
 DOCUMENT_COMMANDS = ("convert", "trim", "redact")
@@ -100,6 +104,46 @@ def _column(batch: Any, name: str) -> list[Any]:
     return values
 
 
+def _text(value: str | bytes | LongLine) -> str:
+    """A row's input text for a Parquet output (a line too long is left out)."""
+    if isinstance(value, LongLine):
+        return ""
+    return value if isinstance(value, str) else value.decode("utf-8", "replace")
+
+
+def watch_main(pid: int) -> None:
+    """Worker initializer: end this worker as soon as the main process ``pid`` ends.
+
+    The main process may die without a word (SIGKILL, the out-of-memory killer); its
+    workers then exit within about half a second, and with them the fork server and
+    the resource tracker (which end when the last process holding their pipes does).
+    """
+    # Ctrl-C reaches the terminal's whole process group: the main process decides.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_watch, args=(pid,), name="chatschema-watch", daemon=True).start()
+
+
+def _watch(pid: int) -> None:
+    try:
+        handle = os.pidfd_open(pid)  # Linux: readable once the process has ended
+    except (AttributeError, OSError):
+        while _alive(pid):
+            time.sleep(0.5)
+    else:
+        select.select([handle], [], [])
+    os._exit(1)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def to_record_batch(job: Job, result: dict[str, list[Any]]) -> Any:
     """A dict batch of results as a ``pyarrow.RecordBatch``, each column typed by kind."""
     from chatschema.datasets._arrow import pyarrow
@@ -109,7 +153,7 @@ def to_record_batch(job: Job, result: dict[str, list[Any]]) -> Any:
     names, arrays = [], []
     for name, values in result.items():
         if name == job.column and name not in kinds:  # the input text, as read
-            values = [v if isinstance(v, str) else v.decode("utf-8", "replace") for v in values]
+            values = [_text(value) for value in values]
         names.append(name)
         arrays.append(to_arrow(values, kinds.get(name, "text")))
     return pa.RecordBatch.from_arrays(arrays, names=names)

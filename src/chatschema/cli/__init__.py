@@ -7,8 +7,9 @@
     chatschema schema [TYPE] [--bundle]
     chatschema demo
 
-Exit status: 0 valid (or done), 1 invalid input, 2 usage or I/O error. Problems are
-reported with file, line and JSON pointer, never with a traceback.
+Exit status: 0 valid (or done), 1 invalid input, 2 usage or I/O error, 130 interrupted
+(Ctrl-C), 143 terminated (SIGTERM). Problems are reported with file, line and JSON
+pointer, never with a traceback. A file output is written whole or not at all.
 """
 
 from __future__ import annotations
@@ -18,130 +19,33 @@ import json
 import logging
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import IO, Any
 
 from chatschema._json import dumps
+from chatschema.cli._exit import (
+    ClosedOutput,
+    Interrupted,
+    UsageError,
+    fate,
+    flush_stdout,
+    interruption,
+    on_sigterm,
+    rows_text,
+    settle_stdout,
+    state_of,
+    write_line,
+)
+from chatschema.cli._read import Document, read_documents
 from chatschema.errors import ChatSchemaError, OptionError, Problem
 from chatschema.providers._codec import HTTP_PROVIDERS, PROVIDERS
 
-__all__ = ["main"]
+__all__ = ["main", "read_documents"]
 
 FORMATS = ("neutral", *PROVIDERS)
 DOCUMENT_TYPES = ("auto", "Message", "messages", "Conversation", "jsonl")
-
-
-class UsageError(Exception):
-    """Bad arguments or unreadable input: exit status 2."""
-
-
-# ----------------------------------------------------------------------- reading
-
-
-@dataclass
-class Document:
-    """One JSON document read from an input, with where it came from."""
-
-    source: str
-    line: int
-    value: Any = None
-    error: str | None = None  # the JSON could not be read
-
-
-def _print(text: str, *, file: IO[str] | None = None) -> None:
-    """Print a line of output.
-
-    Text the stream cannot encode (lone surrogates in the input's strings, a narrow
-    console encoding) is written with backslash escapes instead of failing.
-    """
-    stream = sys.stdout if file is None else file
-    try:
-        print(text, file=stream)
-    except UnicodeEncodeError:
-        encoding = getattr(stream, "encoding", None) or "utf-8"
-        print(text.encode(encoding, "backslashreplace").decode(encoding), file=stream)
-
-
-def _open(path: str) -> IO[str]:
-    if path == "-":
-        return sys.stdin
-    try:
-        # utf-8-sig: a byte order mark (as Windows tools write) is not part of the JSON
-        return open(path, encoding="utf-8-sig")
-    except OSError as error:
-        raise UsageError(f"{path}: {error.strerror or error}") from None
-
-
-def read_documents(path: str, jsonl: bool | None) -> Iterator[Document]:
-    """The documents of one input: a single JSON document, or JSON Lines.
-
-    With ``jsonl=None`` the form is detected: ``.jsonl`` / ``.ndjson`` files are JSON
-    Lines; otherwise, when the first line is a whole JSON value and more lines follow,
-    it is JSON Lines; else the whole input is one document. JSON Lines are read one
-    line at a time, in constant memory.
-    """
-    name = "<stdin>" if path == "-" else path
-    if jsonl is None and path.endswith((".jsonl", ".ndjson")):
-        jsonl = True
-    stream = _open(path)
-    try:
-        try:
-            first = stream.readline()
-        except UnicodeDecodeError as error:
-            yield Document(name, 1, error=f"not UTF-8 text: {error.reason}")
-            return
-        if jsonl is None:
-            second = stream.readline()
-            jsonl = bool(second.strip()) and _is_json(first)
-            lines: Iterator[str] = iter([first, second])
-        else:
-            lines = iter([first])
-        if jsonl:
-            for number, line in enumerate(_chain(lines, stream), 1):
-                if line.strip():
-                    yield _parse(name, number, line)
-            return
-        text = "".join(lines) + stream.read()
-        yield _parse(name, 1, text)
-    except UnicodeDecodeError as error:
-        yield Document(name, 0, error=f"not UTF-8 text: {error.reason}")
-    finally:
-        if stream is not sys.stdin:
-            stream.close()
-
-
-def _chain(first: Iterator[str], rest: IO[str]) -> Iterator[str]:
-    yield from first
-    yield from rest
-
-
-def _is_json(text: str) -> bool:
-    try:
-        json.loads(text)
-    except ValueError:
-        return False
-    return True
-
-
-def _parse(source: str, line: int, text: str) -> Document:
-    try:
-        return Document(source, line, json.loads(text))
-    except ValueError as error:
-        return Document(source, line, error=f"not valid JSON: {error}")
-    except RecursionError:
-        return Document(source, line, error="the JSON is nested too deeply")
-
-
-def _kind(value: Any, requested: str) -> str:
-    if requested not in ("auto", "jsonl"):
-        return requested
-    if isinstance(value, dict) and "messages" in value:
-        return "Conversation"
-    if isinstance(value, list):
-        return "messages"
-    return "Message"
 
 
 # ---------------------------------------------------------------------- validate
@@ -161,7 +65,7 @@ def _check(document: Document, requested: str, provider: str | None) -> list[Pro
     from chatschema.datasets._rows import validate_row
 
     if document.error is not None:
-        return [Problem("", "json", document.error)]
+        return [Problem("", document.keyword, document.error)]
     return validate_row(document.value, provider or "neutral", requested)
 
 
@@ -230,6 +134,8 @@ def _run_dataset(
     """Run a dataset command through chatschema.datasets; problems go to ``on_problem``."""
     from chatschema.datasets import DatasetError, MissingExtraError, run
 
+    before = state_of(output)
+
     def take(result: Any) -> None:
         tally.documents += result.rows
         tally.invalid += result.failed
@@ -254,10 +160,21 @@ def _run_dataset(
             input_format=args.input_format,
             output_format=args.output_format,
             on_result=take,
+            overwrite=args.overwrite,
         )
+    except KeyboardInterrupt as error:
+        progress.done()
+        how, status = interruption(error)
+        if args.engine != "ray":  # Ray's results come back at the end only
+            how += f" after {rows_text(tally.documents)} were done (the rest were not)"
+        left = fate(output, before)
+        raise Interrupted(f"{how}; {left}" if left else how, status) from None
     except (DatasetError, MissingExtraError, OptionError) as error:
         progress.done()
-        raise UsageError(str(error)) from None
+        message, left = str(error), fate(output, before)
+        if tally.documents and left:  # a run that failed part way
+            message += f" ({rows_text(tally.documents)} done; {left})"
+        raise UsageError(message) from None
     progress.done()
     if args.engine == "ray":  # results were not streamed back batch by batch
         tally.documents += summary.rows
@@ -322,7 +239,7 @@ def validate_command(args: argparse.Namespace) -> int:
         f"{tally.invalid} invalid, {tally.problems} problem{'s' * (tally.problems != 1)}"
     )
     if args.format == "json":
-        print(
+        write_line(
             json.dumps(
                 {
                     "summary": {
@@ -342,7 +259,7 @@ def validate_command(args: argparse.Namespace) -> int:
 
 def _report(form: str, document: Document, problem: Problem, line_based: bool = True) -> None:
     if form == "json":
-        _print(
+        write_line(
             json.dumps(
                 {
                     "file": document.source,
@@ -357,7 +274,7 @@ def _report(form: str, document: Document, problem: Problem, line_based: bool = 
     else:
         pointer = problem.pointer or "/"
         where = _where(document.source, document.line, line_based)
-        _print(f"{where}: {pointer}: {problem.message} [{problem.keyword}]")
+        write_line(f"{where}: {pointer}: {problem.message} [{problem.keyword}]")
 
 
 # ----------------------------------------------------------------------- convert
@@ -379,53 +296,79 @@ def convert_command(args: argparse.Namespace) -> int:
     options = _options(args.option)
     if _is_dataset(args.path, args):
         return _convert_dataset(args, options)
+    from chatschema.datasets import DatasetError
+    from chatschema.datasets._output import OutputFile, refuse_inputs
     from chatschema.providers import convert
 
-    out = None
-    if args.output is not None:
-        try:
-            out = open(args.output, "w", encoding="utf-8", errors="backslashreplace")  # noqa: SIM115
-        except OSError as error:
-            raise UsageError(f"{args.output}: {error.strerror or error}") from None
+    if args.output is None or args.output == "-":
+        return _convert_documents(args, options, convert, None)[0]
+    before = state_of(args.output)
     try:
-        return _convert_documents(args, options, convert, out)
-    finally:
-        if out is not None:
-            out.close()
+        refuse_inputs(args.output, [args.path])
+        output = OutputFile(args.output)
+    except DatasetError as error:
+        raise UsageError(str(error)) from None
+    try:
+        status, written = _convert_documents(args, options, convert, output.stream)
+    except KeyboardInterrupt as error:
+        output.discard()
+        how, code = interruption(error)
+        raise Interrupted(f"{how}; {fate(args.output, before)}", code) from None
+    except BrokenPipeError:
+        output.discard()
+        raise
+    except OSError as error:  # a full disk, a device that refuses the write
+        output.discard()
+        raise UsageError(f"{args.output}: {error.strerror or error}") from None
+    except BaseException:
+        output.discard()
+        raise
+    if status and not written:  # the previous output is worth more than an empty one
+        output.discard()
+        write_line(f"chatschema: nothing converted; {fate(args.output, before)}", file=sys.stderr)
+        return status
+    try:
+        output.commit()
+    except DatasetError as error:
+        raise UsageError(str(error)) from None
+    return status
 
 
 def _convert_documents(
     args: argparse.Namespace, options: dict[str, Any], convert: Any, out: IO[str] | None
-) -> int:
+) -> tuple[int, int]:
+    """Convert each document of the input; the exit status and the documents written."""
     status = 0
     first: Any = None  # held back: a lone document is printed indented
-    count = 0
+    count = written = 0
     for document in read_documents(args.path, None):
         count += 1
         if document.error is not None:
-            _print(f"{document.source}:{document.line}: {document.error}", file=sys.stderr)
+            write_line(f"{document.source}:{document.line}: {document.error}", file=sys.stderr)
             status = 1
             continue
         try:
             result = convert(document.value, source=args.source, target=args.target, **options)
         except ChatSchemaError as error:
-            _print(f"{document.source}:{document.line}: {error}", file=sys.stderr)
+            write_line(f"{document.source}:{document.line}: {error}", file=sys.stderr)
             status = 1
             continue
         except Exception as error:  # a chatschema bug: reported, never a traceback
-            _print(f"{document.source}:{document.line}: {_internal(error)}", file=sys.stderr)
+            write_line(f"{document.source}:{document.line}: {_internal(error)}", file=sys.stderr)
             status = 1
             continue
         if count == 1:
             first = result
             continue
         if first is not None:
-            _print(dumps(first), file=out)
-            first = None
-        _print(dumps(result), file=out)
+            write_line(dumps(first), file=out)
+            first, written = None, written + 1
+        write_line(dumps(result), file=out)
+        written += 1
     if first is not None:
-        _print(dumps(first, indent=2 if count == 1 else None), file=out)
-    return status
+        write_line(dumps(first, indent=2 if count == 1 else None), file=out)
+        written += 1
+    return status, written
 
 
 def _convert_dataset(args: argparse.Namespace, options: dict[str, Any]) -> int:
@@ -437,7 +380,9 @@ def _convert_dataset(args: argparse.Namespace, options: dict[str, Any]) -> int:
         where = _where(source, position, line_based)
         for problem in problems:
             pointer = problem.pointer or "/"
-            _print(f"{where}: {pointer}: {problem.message} [{problem.keyword}]", file=sys.stderr)
+            write_line(
+                f"{where}: {pointer}: {problem.message} [{problem.keyword}]", file=sys.stderr
+            )
 
     chosen = {"source": args.source, "target": args.target, "options": options}
     output = "-" if args.output is None else args.output
@@ -467,7 +412,9 @@ def stats_command(args: argparse.Namespace) -> int:
         where = _where(source, position, line_based)
         for problem in problems:
             pointer = problem.pointer or "/"
-            _print(f"{where}: {pointer}: {problem.message} [{problem.keyword}]", file=sys.stderr)
+            write_line(
+                f"{where}: {pointer}: {problem.message} [{problem.keyword}]", file=sys.stderr
+            )
 
     options = {"format": args.provider or "neutral"}
     summary = _run_dataset(
@@ -475,14 +422,14 @@ def stats_command(args: argparse.Namespace) -> int:
     )
     data = summary.as_dict()
     if args.format == "json":
-        print(json.dumps(data))
+        write_line(json.dumps(data))
     else:
         totals, tokens = data["totals"], data["tokens"]
         rows = max(summary.ok, 1)
-        print(f"rows               {summary.rows:>14,}   ({summary.failed:,} unreadable)")
+        write_line(f"rows               {summary.rows:>14,}   ({summary.failed:,} unreadable)")
         for name, value in totals.items():
-            print(f"{name:<18} {value:>14,}   mean {value / rows:>12,.1f}")
-        print(
+            write_line(f"{name:<18} {value:>14,}   mean {value / rows:>12,.1f}")
+        write_line(
             f"tokens per row     p50 {tokens['p50']:,}  p90 {tokens['p90']:,}  "
             f"p99 {tokens['p99']:,}  max {tokens['max']:,}"
         )
@@ -503,12 +450,12 @@ def schema_command(args: argparse.Namespace) -> int:
     """``chatschema schema``."""
     bundle = _bundle()
     if args.bundle:
-        print(json.dumps(bundle, indent=2, ensure_ascii=False))
+        write_line(json.dumps(bundle, indent=2, ensure_ascii=False))
         return 0
     if args.type is None:
-        print("Types (chatschema schema TYPE prints one as a self-contained schema):")
+        write_line("Types (chatschema schema TYPE prints one as a self-contained schema):")
         for name in sorted(bundle["$defs"]):
-            print(f"  {name}")
+            write_line(f"  {name}")
         return 0
     if args.type not in bundle["$defs"]:
         raise UsageError(f"unknown type {args.type!r}; `chatschema schema` lists the types")
@@ -517,7 +464,7 @@ def schema_command(args: argparse.Namespace) -> int:
     single["title"] = args.type
     single["description"] = bundle["$defs"][args.type].get("description", "")
     single.pop("$id", None)
-    print(json.dumps(single, indent=2, ensure_ascii=False))
+    write_line(json.dumps(single, indent=2, ensure_ascii=False))
     return 0
 
 
@@ -557,15 +504,26 @@ def serve_command(args: argparse.Namespace) -> int:
     gateway_log = logging.getLogger("chatschema.gateway")
     gateway_log.addHandler(handler)
     gateway_log.setLevel(args.log_level.upper())
-    _print(f"chatschema gateway on http://{args.host}:{args.port}, upstream {args.upstream}:")
+    write_line(f"chatschema gateway on http://{args.host}:{args.port}, upstream {args.upstream}:")
     for line in endpoints(args.upstream, args.url):
-        _print(f"  {line}")
+        write_line(f"  {line}")
     sys.stdout.flush()
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
     return 0
 
 
 # -------------------------------------------------------------------------- main
+
+
+def _positive(text: str) -> int:
+    """An argument that must be a whole number above 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number above 0, not {text!r}")
+    return value
 
 
 def _dataset_options(parser: argparse.ArgumentParser, output: str) -> None:
@@ -596,6 +554,18 @@ def _dataset_options(parser: argparse.ArgumentParser, output: str) -> None:
     )
     group.add_argument(
         "--batch-size", type=int, default=1000, metavar="ROWS", help="rows per batch"
+    )
+    group.add_argument(
+        "--max-line-bytes",
+        type=_positive,
+        metavar="BYTES",
+        help="longer JSON Lines rows are reported, not read (default: "
+        "chatschema.limits.MAX_LINE_BYTES, 272 MiB)",
+    )
+    group.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="with --engine ray, replace an existing output directory (else refused)",
     )
 
 
@@ -714,21 +684,46 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
+    """Run the command line; returns the exit status.
+
+    0 done (valid), 1 invalid input, 2 usage or I/O error, 130 on Ctrl-C and 143 on
+    SIGTERM (a file output is then left as it was; stderr says what was done).
+    """
     args = _parser().parse_args(argv)
+    closed = sys.stdout is None
+    if closed:
+        sys.stdout = ClosedOutput()
+    restore = on_sigterm()
+    from chatschema import limits
+
+    line_limit = limits.MAX_LINE_BYTES
+    limits.MAX_LINE_BYTES = getattr(args, "max_line_bytes", None) or line_limit
     try:
         status: int = args.run(args)
+        flush_stdout()
         return status
-    except UsageError as error:
-        _print(f"chatschema: {error}", file=sys.stderr)
+    except (UsageError, ChatSchemaError) as error:  # ChatSchemaError: a missing extra...
+        write_line(f"chatschema: {error}", file=sys.stderr)
         return 2
-    except ChatSchemaError as error:  # a missing optional dependency, a dataset I/O error
-        _print(f"chatschema: {error}", file=sys.stderr)
-        return 2
+    except Interrupted as error:
+        write_line(f"chatschema: {error}", file=sys.stderr)
+        return error.status
+    except KeyboardInterrupt as error:
+        how, status = interruption(error)
+        write_line(f"chatschema: {how}", file=sys.stderr)
+        return status
     except BrokenPipeError:  # output piped into head and closed
         return 0
-    except KeyboardInterrupt:
-        return 130
+    except OSError as error:  # an input or output that failed under us
+        where = f"{error.filename}: " if error.filename else ""
+        write_line(f"chatschema: {where}{error.strerror or error}", file=sys.stderr)
+        return 2
+    finally:
+        settle_stdout()
+        restore()
+        limits.MAX_LINE_BYTES = line_limit
+        if closed:
+            sys.stdout = None
 
 
 if __name__ == "__main__":
