@@ -67,7 +67,7 @@ fuzz: $(STAMP)
 	CHATSCHEMA_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) CHATSCHEMA_FUZZ_REPORT=fuzz-report.json \
 		$(PY) -m pytest -q -p no:cacheprovider tests/test_fuzz.py \
 		tests/test_roundtrip_properties.py tests/test_secrets.py tests/test_variations.py \
-		tests/test_reply_properties.py
+		tests/test_reply_properties.py tests/test_stream_faults.py tests/test_faults_output.py
 	@cat fuzz-report.json
 
 demo: generate

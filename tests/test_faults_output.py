@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from hostile import FUZZ_EXAMPLES
 
 from chatschema.cli import main
 from chatschema.datasets import ChunkResult, DatasetError, convert_dataset, validate_dataset
@@ -282,6 +284,53 @@ def test_a_failed_run_leaves_the_previous_output(tmp_path: Path, big: Path) -> N
     assert "worker" in err and "Traceback" not in err
     assert output.read_bytes() == OLD  # was: a readable Parquet file of the rows done
     assert temporaries(tmp_path) == []
+
+
+# Random faults: a signal to the main process or a worker at any moment of a run
+# (start-up included). Two draws in make test; make fuzz draws many more.
+DRAWS = max(2, FUZZ_EXAMPLES // 100)
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGKILL)
+
+
+def outcome(output: Path, rows: int) -> str:
+    """``old``, ``complete``, or what else the output holds (a defect)."""
+    data = output.read_bytes()
+    if data == OLD:
+        return "old"
+    lines = data.splitlines()
+    if len(lines) == rows and all(json.loads(line)["messages"] for line in lines):
+        return "complete"
+    return f"{len(lines)} of {rows} lines"
+
+
+@pytest.mark.parametrize("draw", range(DRAWS))
+def test_a_fault_at_a_random_moment_leaves_the_old_output_or_a_complete_one(
+    tmp_path: Path, big: Path, draw: int
+) -> None:
+    chance = random.Random(draw)
+    sig, delay, target = chance.choice(SIGNALS), chance.uniform(0, 2.0), chance.choice("mw")
+    output = tmp_path / "out.jsonl"
+    output.write_bytes(OLD)
+    process = start(big, output)
+    tree: set[int] = set()
+    try:
+        time.sleep(delay)
+        tree = descendants(process.pid)
+        parent = parents()
+        workers = [pid for pid in tree if parent.get(pid) != process.pid]
+        if target == "w" and workers:
+            os.kill(chance.choice(workers), sig)
+        else:
+            process.send_signal(sig)
+        finish(process)
+    finally:
+        process.kill()
+    assert outcome(output, 10_000) in ("old", "complete"), (sig, delay, target)
+    assert len(temporaries(tmp_path)) <= (1 if sig == signal.SIGKILL else 0)
+    deadline = time.monotonic() + 10
+    while (left := tree & set(parents())) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not left, f"left running after {sig.name} at {delay:.2f} s: {sorted(left)}"
 
 
 def interrupt_at_the_second_batch() -> Callable[[ChunkResult], None]:
