@@ -135,19 +135,8 @@ def decoder(provider: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
                 error = depth_error(payload, provider)
                 if error is not None:
                     raise error
-            try:
-                return function(*args, **kwargs)
-            except pydantic.ValidationError as error:  # a value the models refuse
-                raise invalid_data_error(error, provider) from None
-            except RecursionError:  # a string of JSON inside, nested past the limit
-                raise too_deep_error(provider) from None
-            except ChatSchemaError:
-                raise
-            except (TypeError, ValueError, KeyError, AttributeError):
-                located = foreign_value_error(args[0], provider) if args else None
-                if located is None:
-                    raise
-                raise located from None
+            # a string of JSON inside, nested past the limit: the payload was walked
+            return _located(function, args, kwargs, provider, walked=True)
 
         return collector_paused(wrapper)
 
@@ -179,22 +168,39 @@ def guarded(provider: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
     def decorate(function: Callable[_P, _R]) -> Callable[_P, _R]:
         @functools.wraps(function)
         def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-            try:
-                return function(*args, **kwargs)
-            except pydantic.ValidationError as error:
-                raise invalid_data_error(error, provider) from None
-            except RecursionError:
-                raise too_deep_error(provider, args[0] if args else None) from None
-            except ChatSchemaError:
-                raise
-            except (TypeError, ValueError, KeyError, AttributeError):
-                # models built in code are not walked up front: a value JSON cannot
-                # hold is found here, when it breaks the conversion
-                located = foreign_value_error(args[0], provider) if args else None
-                if located is None:
-                    raise
-                raise located from None
+            return _located(function, args, kwargs, provider, walked=False)
 
         return collector_paused(wrapper)
 
     return decorate
+
+
+def _located(
+    function: Callable[_P, _R],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    provider: str,
+    *,
+    walked: bool,
+) -> _R:
+    """Call a verb; what escapes it as a foreign error becomes a located ConversionError.
+
+    ``walked``: the payload was checked for depth up front (a decoder's), so a
+    ``RecursionError`` comes from JSON text inside it; else (models built in code,
+    not walked up front) the payload is searched for the place too deep. A value JSON
+    cannot hold is found, on this error path only, when it breaks the conversion.
+    """
+    try:
+        return function(*args, **kwargs)
+    except pydantic.ValidationError as error:  # a value the models refuse
+        raise invalid_data_error(error, provider) from None
+    except RecursionError:
+        payload = None if walked or not args else args[0]
+        raise too_deep_error(provider, payload) from None
+    except ChatSchemaError:
+        raise
+    except (TypeError, ValueError, KeyError, AttributeError):
+        located = foreign_value_error(args[0], provider) if args else None
+        if located is None:
+            raise
+        raise located from None
