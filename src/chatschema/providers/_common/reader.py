@@ -10,7 +10,6 @@ back out on encode (:func:`merge_extras`).
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Iterable, Mapping
 from typing import Any, NoReturn, TypeVar
@@ -18,6 +17,7 @@ from typing import Any, NoReturn, TypeVar
 import pydantic
 from pydantic import BaseModel
 
+from chatschema._json import copy_json
 from chatschema.errors import ConversionError
 from chatschema.providers._common.guards import loads
 
@@ -62,7 +62,7 @@ def as_json(payload: Any) -> Any:
 def leftover(data: Mapping[str, Any], known: Iterable[str]) -> dict[str, Any]:
     """The keys of ``data`` a decoder did not map, copied: they go to extras."""
     known = set(known)
-    return {key: copy.deepcopy(value) for key, value in data.items() if key not in known}
+    return {key: copy_json(value) for key, value in data.items() if key not in known}
 
 
 def merge_extras(
@@ -77,7 +77,7 @@ def merge_extras(
         if key in skipped:
             continue
         if key not in target:
-            target[key] = copy.deepcopy(value)
+            target[key] = copy_json(value)
         elif isinstance(target[key], dict) and isinstance(value, Mapping):
             merge_extras(target[key], value)
 
@@ -89,7 +89,7 @@ def merge_value(target: dict[str, Any], key: str, value: Any) -> None:
         for inner, item in value.items():
             merge_value(current, inner, item)
     else:
-        target[key] = copy.deepcopy(value)
+        target[key] = copy_json(value)
 
 
 class Reader:

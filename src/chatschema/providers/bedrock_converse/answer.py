@@ -10,7 +10,6 @@ with the input they had.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from chatschema_models.content import ReasoningBlock
@@ -19,6 +18,7 @@ from chatschema_models.message import AssistantMessage, Message
 from chatschema_models.tool import InvalidToolCall
 from chatschema_models.usage import Usage
 
+from chatschema._json import copy_json
 from chatschema.errors import ConversionError
 from chatschema.providers._common import Options, extras_of, pointer
 from chatschema.providers._common.respond import Reply
@@ -78,9 +78,7 @@ def metadata_of(message: Any) -> dict[str, Any]:
 
 def top_level(metadata: dict[str, Any]) -> dict[str, Any]:
     """The response keys kept in a message's metadata (``metrics``, ``trace`` ...)."""
-    return {
-        key: copy.deepcopy(value) for key, value in metadata.items() if key not in _NOT_TOP_LEVEL
-    }
+    return {key: copy_json(value) for key, value in metadata.items() if key not in _NOT_TOP_LEVEL}
 
 
 def stop_reason(raw: str | None, finish: str | None, provider: str | None, has_calls: bool) -> str:
@@ -125,7 +123,7 @@ def wire_usage(usage: Usage | None, metadata: dict[str, Any]) -> dict[str, Any]:
     extra = metadata.get("usage")
     if isinstance(extra, dict):
         for key, value in extra.items():
-            out.setdefault(key, copy.deepcopy(value))
+            out.setdefault(key, copy_json(value))
     return out
 
 

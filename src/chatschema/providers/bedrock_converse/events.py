@@ -14,7 +14,6 @@ Events are the REST API's JSON (blobs as base64 text), without the padding membe
 
 from __future__ import annotations
 
-import copy
 import struct
 import zlib
 from typing import Any, Final
@@ -32,6 +31,7 @@ from chatschema_models.message import AssistantMessage
 from chatschema_models.tool import ToolCall, ToolCallChunk
 from chatschema_models.usage import Usage
 
+from chatschema._json import copy_json
 from chatschema._usage import add_usage
 from chatschema.errors import ConversionError
 from chatschema.providers._common import extras_of
@@ -185,7 +185,7 @@ class StreamWriter:
             kept = metadata_of(chunk).get("output")
             if isinstance(kept, dict):  # messageStart's other members, as they came
                 for key, value in kept.items():
-                    start.setdefault(key, copy.deepcopy(value))
+                    start.setdefault(key, copy_json(value))
             out.append({"messageStart": start})
         if "provider" in fields and self._provider is None:
             self._provider = chunk.provider
@@ -376,7 +376,7 @@ class StreamWriter:
             start["status"] = status
         wire = self._start(key, "held", {"toolResult": start}, out)
         if output:
-            out.append(_delta(wire, {"toolResult": copy.deepcopy(output)}))
+            out.append(_delta(wire, {"toolResult": copy_json(output)}))
 
     def _image(self, key: Any, block: ImageBlock, out: list[dict[str, Any]]) -> None:
         if key in self._blocks:
@@ -525,7 +525,7 @@ def _merge(into: dict[str, Any], update: dict[str, Any]) -> None:
         if isinstance(current, dict) and isinstance(value, dict):
             _merge(current, value)
         else:
-            into[key] = copy.deepcopy(value)
+            into[key] = copy_json(value)
 
 
 def _ordered(content: list[Any], calls: list[ToolCallChunk]) -> list[Any]:

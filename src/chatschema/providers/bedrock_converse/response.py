@@ -9,7 +9,6 @@ call lacks.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import AsyncGenerator, AsyncIterable, Iterable, Iterator
 from typing import Any, overload
 
@@ -19,6 +18,7 @@ from chatschema_models.message import AssistantMessage
 from chatschema_models.tool import ToolCallChunk
 from typing_extensions import Unpack
 
+from chatschema._json import copy_json
 from chatschema.providers._common import guarded
 from chatschema.providers._common.respond import (
     Reply,
@@ -90,7 +90,7 @@ def _answer(msg: AssistantMessage, reply: Reply) -> dict[str, Any]:
     others = kept.get("output")
     if isinstance(others, dict):  # output's and the message's other members, as they came
         for key, value in others.items():
-            wire.setdefault(key, copy.deepcopy(value))
+            wire.setdefault(key, copy_json(value))
     has_calls = bool(msg.tool_calls or msg.invalid_tool_calls)
     reason = stop_reason(msg.raw_finish_reason, msg.finish_reason, msg.provider, has_calls)
     body: dict[str, Any] = {

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from chatschema_models.usage import InputTokenDetails, Usage
 
+from chatschema._json import copy_json
 from chatschema.providers.bedrock_converse.blocks import reader
 from chatschema.providers.bedrock_converse.wire import CACHE_COUNTS, STOP_REASONS
 
@@ -35,7 +35,7 @@ def response_fields(data: dict[str, Any], fields: dict[str, Any], metadata: dict
                 and value["RequestId"]
             ):
                 fields["response_id"] = value["RequestId"]
-            metadata[key] = copy.deepcopy(value)
+            metadata[key] = copy_json(value)
 
 
 def usage(raw: Any, metadata: dict[str, Any]) -> Usage:
@@ -60,7 +60,7 @@ def usage(raw: Any, metadata: dict[str, Any]) -> Usage:
             if value is not None:
                 details[name] = reader.count(value, f"usage.{key}")
         else:
-            extra[key] = copy.deepcopy(value)  # serverToolUsage, cacheDetails, newer counts
+            extra[key] = copy_json(value)  # serverToolUsage, cacheDetails, newer counts
     prompt = counts["inputTokens"] + details.get("cache_read", 0) + details.get("cache_creation", 0)
     total = raw.get("totalTokens")
     if total is None:

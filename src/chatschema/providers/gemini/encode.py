@@ -8,7 +8,6 @@ only check (tool pairing, turn order, function names) come after the tools write
 from __future__ import annotations
 
 import base64
-import copy
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
@@ -31,6 +30,7 @@ from chatschema_models.tool import (
 )
 from typing_extensions import Unpack
 
+from chatschema._json import copy_json
 from chatschema.errors import Problem
 from chatschema.providers._common import (
     EncodeOptions,
@@ -286,7 +286,7 @@ class _Encoder(EncodePass):
             if isinstance(hollow, list):
                 for entry in hollow:
                     if isinstance(entry, list) and len(entry) == 2 and type(entry[0]) is int:
-                        objects.insert(min(entry[0], len(objects)), copy.deepcopy(entry[1]))
+                        objects.insert(min(entry[0], len(objects)), copy_json(entry[1]))
             if objects or isinstance(hollow, list):
                 single = kept.get(TOOLS_OBJECT) is True
                 # a request that sent one Tool object gets it back so
@@ -296,7 +296,7 @@ class _Encoder(EncodePass):
                 # a tool choice goes only with tools, or where none were given
                 payload["tool_config"] = config
             elif not config and kept.get("tool_config", MISSING) in (None, {}):
-                payload["tool_config"] = copy.deepcopy(kept["tool_config"])  # as it came
+                payload["tool_config"] = copy_json(kept["tool_config"])  # as it came
             choice = conversation.tool_choice
             if isinstance(choice, AllowedToolsChoice) and choice.parallel is False:
                 # FunctionCallingConfig has no switch for parallel calls
@@ -479,7 +479,7 @@ class _Encoder(EncodePass):
                 part = self.media(block, index, position)
             elif block.type == "non_standard" and "type" not in block.value:
                 # a function-response part kept as it came
-                media.append(copy.deepcopy(block.value))
+                media.append(copy_json(block.value))
                 continue
             else:
                 part = self.placeholder(f"{block.type} content in a tool result", index, position)
@@ -752,7 +752,7 @@ def _unnamed(call: InvalidToolCall) -> dict[str, Any] | None:
         function["id"] = call.id
     if isinstance(more, dict):
         for key, value in more.items():
-            function.setdefault(key, copy.deepcopy(value))
+            function.setdefault(key, copy_json(value))
     return function
 
 
@@ -807,7 +807,7 @@ def tool_objects(tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
             objects.append((group, {"function_declarations": [declaration]}))
         if isinstance(hollow, dict):
             for name, value in hollow.items():
-                objects[-1][1].setdefault(name, copy.deepcopy(value))
+                objects[-1][1].setdefault(name, copy_json(value))
     return [tool for _, tool in objects]
 
 
@@ -827,10 +827,10 @@ def _tool_config(conversation: Conversation) -> dict[str, Any]:
         return config
     for key, value in kept.items():
         if key != "function_calling_config":
-            config.setdefault(key, copy.deepcopy(value))
+            config.setdefault(key, copy_json(value))
         elif not isinstance(value, dict):
             if choice is None:
-                config[key] = copy.deepcopy(value)
+                config[key] = copy_json(value)
         else:
             calling = config.get(key, {})
             for name, item in value.items():
@@ -843,7 +843,7 @@ def _tool_config(conversation: Conversation) -> dict[str, Any]:
                     # names no choice says (null, [], [""]) beside none: as they came
                     or (name not in calling and not function_names(item))
                 ):
-                    calling.setdefault(name, copy.deepcopy(item))
+                    calling.setdefault(name, copy_json(item))
             if calling or not value:
                 config[key] = calling
     return config

@@ -17,6 +17,7 @@ from chatschema_models.content import TextBlock
 from chatschema_models.message import AssistantMessage
 from typing_extensions import Unpack
 
+from chatschema._json import copy_json
 from chatschema.providers._common.respond import (
     Reply,
     ReplyOptions,
@@ -34,7 +35,6 @@ from chatschema.providers.gemini.write import (
     camel,
     create_time,
     finish_reason,
-    fresh,
     has_calls,
     kept_of,
     usage_metadata,
@@ -122,7 +122,7 @@ def _plain_body(msg: AssistantMessage, reply: Reply) -> dict[str, Any] | None:
     annotations), tool calls without extras or recorded ``index``, no invalid tool
     calls, nothing kept in ``response_metadata["gemini"]``. It writes what the
     general path writes for them (the text parts, then one ``functionCall`` per call
-    with fresh ``args``; no promptFeedback, nothing kept to put back).
+    with copied ``args``; no promptFeedback, nothing kept to put back).
     """
     metadata = msg.response_metadata
     if msg.invalid_tool_calls or (metadata and NAME in metadata):
@@ -141,7 +141,7 @@ def _plain_body(msg: AssistantMessage, reply: Reply) -> dict[str, Any] | None:
     for call in msg.tool_calls:
         if call.extras or call.index is not None:
             return None
-        function = {"name": call.name, "args": fresh(call.arguments), "id": call.id}
+        function = {"name": call.name, "args": copy_json(call.arguments), "id": call.id}
         parts.append({"functionCall": function})
     content_json: dict[str, Any] = {"parts": parts, "role": "model"} if parts else {"role": "model"}
     candidate: dict[str, Any] = {"content": content_json}

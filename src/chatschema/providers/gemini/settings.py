@@ -35,7 +35,6 @@ through the unsupported-content policy, as does a ``reasoning_effort`` that is n
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +46,7 @@ from chatschema_models.conversation import (
 )
 from pydantic import BaseModel
 
+from chatschema._json import copy_json
 from chatschema.errors import Problem, UnsupportedContentError
 from chatschema.providers._common import extras_of
 from chatschema.providers.gemini.wire import (
@@ -260,10 +260,10 @@ def write_settings(encoder: _Encoder, conversation: Conversation, payload: dict[
     if isinstance(rest, dict):
         for key, value in rest.items():  # what no setting says, as it came
             if key not in generation:
-                generation[key] = copy.deepcopy(value)
+                generation[key] = copy_json(value)
             elif isinstance(value, dict) and isinstance(generation[key], dict):
                 for name, item in value.items():
-                    generation[key].setdefault(name, copy.deepcopy(item))
+                    generation[key].setdefault(name, copy_json(item))
     if wrapper == "config":
         config = {key: payload.pop(key) for key in list(payload) if key in CONFIG_REQUEST_KEYS}
         for key, value in generation.items():
@@ -276,7 +276,7 @@ def write_settings(encoder: _Encoder, conversation: Conversation, payload: dict[
             continue
         if key in GENERATION_CONTAINERS and isinstance(value, dict):
             continue  # (written above)
-        payload[key] = copy.deepcopy(value)
+        payload[key] = copy_json(value)
 
 
 def _write_format(encoder: _Encoder, fmt: Any, generation: dict[str, Any], key: str) -> None:
@@ -287,7 +287,7 @@ def _write_format(encoder: _Encoder, fmt: Any, generation: dict[str, Any], key: 
     generation["response_mime_type"] = JSON_MIME
     if fmt.type != "json_schema":
         return
-    generation[key] = copy.deepcopy(fmt.json_schema)
+    generation[key] = copy_json(fmt.json_schema)
     # GenerationConfig has no schema name nor description, and structured output
     # always holds to the schema (ai.google.dev, structured output)
     if fmt.name is not None:

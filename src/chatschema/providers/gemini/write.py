@@ -10,7 +10,6 @@ REST camelCase spelling the API sends. ``response.py`` (whole responses) and
 
 from __future__ import annotations
 
-import copy
 import datetime
 import functools
 from collections.abc import Mapping
@@ -21,6 +20,7 @@ from chatschema_models.message import AssistantMessage
 from chatschema_models.tool import InvalidToolCall, ToolCall
 from chatschema_models.usage import Usage
 
+from chatschema._json import copy_json
 from chatschema.errors import ChatSchemaError
 from chatschema.providers._common import Options, content_blocks
 from chatschema.providers._common.respond import ALPHANUMERIC, Reply
@@ -76,35 +76,12 @@ def camel(value: Any) -> Any:
     """Snake_case wire data as the REST camelCase data, user data as it is (copied)."""
     if type(value) is dict:
         return {
-            camel_key(key): copy.deepcopy(item) if key in OPAQUE_KEYS else camel(item)
+            camel_key(key): copy_json(item) if key in OPAQUE_KEYS else camel(item)
             for key, item in value.items()
         }
     if type(value) is list:
         return [camel(item) for item in value]
     return value
-
-
-def fresh(value: Any) -> Any:
-    """A copy of JSON data (what ``copy.deepcopy`` makes of it, without its memo).
-
-    Dicts and lists are copied, JSON scalars are shared (immutable); anything else
-    goes to ``copy.deepcopy``.
-    """
-    kind = type(value)
-    if kind is dict:
-        copied = value.copy()  # (scalars stay; containers are copied in turn)
-        for key, item in copied.items():
-            if type(item) not in _SCALARS:
-                copied[key] = fresh(item)
-        return copied
-    if kind is list:
-        return [item if type(item) in _SCALARS else fresh(item) for item in value]
-    if kind in _SCALARS:
-        return value
-    return copy.deepcopy(value)
-
-
-_SCALARS: Final = frozenset({str, int, float, bool, type(None)})
 
 
 # ------------------------------------------------------------------------- metadata
@@ -206,7 +183,7 @@ def usage_metadata(usage: Usage, kept: dict[str, Any] | None) -> dict[str, Any]:
     if kept is not None:
         try:
             if usage_of(_snake_usage(kept)) == usage:
-                return copy.deepcopy(kept)
+                return copy_json(kept)
         except ChatSchemaError:  # a kept value usage_of refuses: written anew
             pass
     inputs = usage.input_token_details.model_dump() if usage.input_token_details else {}

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import copy
 import mimetypes
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Final
@@ -29,6 +28,7 @@ from chatschema_models.content import (
 )
 from pydantic import BaseModel
 
+from chatschema._json import copy_json
 from chatschema.errors import ConversionError
 from chatschema.providers._common import Reader, describe, extras_of, parse_data_url, set_extras
 from chatschema.providers._openai import CITATION_FIELDS, cache_control
@@ -139,7 +139,7 @@ def json_copy(value: Any) -> Any:
                 error.path.append(position)
                 raise
         return items
-    return copy.deepcopy(value)
+    return copy_json(value)
 
 
 def copy_at(value: Any, *path: Any) -> Any:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import AsyncGenerator, AsyncIterable, Iterable, Iterator, Mapping
 from typing import Any, Final, Literal, overload
@@ -18,6 +17,7 @@ from chatschema_models.content import (
 from chatschema_models.tool import ToolCallChunk
 
 from chatschema import limits
+from chatschema._json import copy_json
 from chatschema._wire import content_chunk
 from chatschema.errors import ConversionError, Problem
 from chatschema.providers._common import describe, loads, merge_value, parse_arguments
@@ -821,7 +821,7 @@ def _accumulate(current: Any, value: Any) -> Any:
         items = _Items()
         items.add(value)
         return items
-    return copy.deepcopy(value)
+    return copy_json(value)
 
 
 def _built(value: Any) -> Any:

@@ -7,11 +7,11 @@ chunks said (the item of ``response.output_item.done`` and of the final Response
 
 from __future__ import annotations
 
-import copy
 from typing import Any, Final
 
 from chatschema_models.content import ContentBlock
 
+from chatschema._json import copy_json
 from chatschema.providers._common import extras_of
 from chatschema.providers.openai_responses.items import (
     code_interpreter_item,
@@ -75,7 +75,7 @@ class Part:
         for name, items in self.extended.items():
             data[name] = list(items)
         if self.extras:
-            data["extras"] = copy.deepcopy(self.extras)
+            data["extras"] = copy_json(self.extras)
         return self.cls.model_validate(data)
 
 
@@ -86,7 +86,7 @@ def deep_merge(into: dict[str, Any], update: Any) -> None:
         if isinstance(current, dict) and isinstance(value, dict):
             deep_merge(current, value)
         else:
-            into[key] = copy.deepcopy(value)
+            into[key] = copy_json(value)
 
 
 class Item:
@@ -130,7 +130,7 @@ class Item:
 
 def part_json(part: Part) -> dict[str, Any]:
     """A message part as written."""
-    return output_part(part.build(), copy.deepcopy(part.annotations))
+    return output_part(part.build(), copy_json(part.annotations))
 
 
 def item_json(item: Item) -> dict[str, Any]:
@@ -138,7 +138,7 @@ def item_json(item: Item) -> dict[str, Any]:
     if item.kind == "message":
         header = extras_of(item.parts[0].build(), NAME).get("item")
         first = part_json(item.parts[0])
-        written = message_item(item.id, first, copy.deepcopy(header), None)
+        written = message_item(item.id, first, copy_json(header), None)
         written["content"].extend(part_json(part) for part in item.parts[1:])
         return written
     if item.kind == "function_call":
@@ -150,7 +150,7 @@ def item_json(item: Item) -> dict[str, Any]:
     if item.kind == "reasoning":
         return reasoning_body(block, item.id)
     if item.kind == "item":
-        value: dict[str, Any] = copy.deepcopy(block.value)
+        value: dict[str, Any] = copy_json(block.value)
         return value
     if item.kind == "web_search_call":
         found = web_search_item(block)
@@ -176,5 +176,5 @@ def item_json(item: Item) -> dict[str, Any]:
             "outputs": None,
         }
     if item.result is not None:
-        found["outputs"] = copy.deepcopy(item.result.build().output)
+        found["outputs"] = copy_json(item.result.build().output)
     return found

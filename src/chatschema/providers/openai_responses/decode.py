@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,6 +28,7 @@ from chatschema_models.tool import (
 )
 from chatschema_models.usage import InputTokenDetails, OutputTokenDetails, Usage
 
+from chatschema._json import copy_json
 from chatschema.providers._common import as_json, decoder, is_count, parse_data_url
 from chatschema.providers._openai import cache_control
 from chatschema.providers.openai_responses.blocks import (
@@ -255,7 +255,7 @@ def sdk(value: Any) -> Any:
 def owned(payload: Any) -> Any:
     """JSON data that the decoded models may keep: the caller's dicts are copied once."""
     data = READ.json(payload)
-    return copy.deepcopy(data) if data is payload else data
+    return copy_json(data) if data is payload else data
 
 
 # ========================================================================== input items

@@ -6,7 +6,6 @@ rule they break, so each rule is written once.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -37,6 +36,7 @@ from chatschema_models.tool import (
 )
 from typing_extensions import Unpack
 
+from chatschema._json import copy_json
 from chatschema.errors import Problem
 from chatschema.providers._common import (
     EncodeOptions,
@@ -345,7 +345,7 @@ class _Encoder(EncodePass):
                         self.input_message("user", segment, index, _item_fields(message))
                         segment = []
                     assert isinstance(block, NonStandardBlock)
-                    self.emit(copy.deepcopy(block.value), (index, "content", position))
+                    self.emit(copy_json(block.value), (index, "content", position))
                 else:
                     segment.append((position, block))
             if segment:
@@ -480,7 +480,7 @@ class _Encoder(EncodePass):
             if block.filename is not None:
                 part["filename"] = block.filename
         elif isinstance(block, NonStandardBlock) and extras_of(block, NAME).get("kind") == "part":
-            return copy.deepcopy(block.value)
+            return copy_json(block.value)
         else:
             return self.placeholder(_what(block, "in input content"), index, position)
         if block.cache_control is not None and self.options.prompt_cache:
@@ -545,7 +545,7 @@ class _Encoder(EncodePass):
                 and entry.provider == NAME
             ):
                 # the result of the code_interpreter_call before it: that item's outputs
-                code_item["outputs"] = copy.deepcopy(entry.output)
+                code_item["outputs"] = copy_json(entry.output)
                 continue
             if kind == "tool_calls":
                 assert isinstance(entry, ToolCall)
@@ -568,7 +568,7 @@ class _Encoder(EncodePass):
         out: list[dict[str, Any]] = []
         for annotation in annotations or ():
             if isinstance(annotation, NonStandardAnnotation):
-                out.append(copy.deepcopy(annotation.value))
+                out.append(copy_json(annotation.value))
                 continue
             fields = citation_fields(annotation)
             if fields is not None:
@@ -653,7 +653,7 @@ class _Encoder(EncodePass):
                 self.emit(item, where)
                 return
         if isinstance(block, NonStandardBlock) and extras_of(block, NAME).get("kind") == "item":
-            self.emit(copy.deepcopy(block.value), where)
+            self.emit(copy_json(block.value), where)
             return
         placeholder = self.unsupported(_what(block, "in an assistant turn"), index, position)
         if placeholder is not None:

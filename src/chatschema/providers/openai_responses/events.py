@@ -17,7 +17,6 @@ of the part's delta event made when the part opened, nothing validated
 
 from __future__ import annotations
 
-import copy
 from typing import Any, Final
 
 from chatschema_models.chunk import AssistantMessageChunk
@@ -33,6 +32,7 @@ from chatschema_models.content import (
 from chatschema_models.tool import ToolCallChunk
 from chatschema_models.usage import Usage
 
+from chatschema._json import copy_json
 from chatschema._usage import add_usage
 from chatschema.errors import ConversionError
 from chatschema.providers._common import extras_of
@@ -178,7 +178,7 @@ class Writer:
         )
         return [
             self.event("response.created", response=body),
-            self.event("response.in_progress", response=copy.deepcopy(body)),
+            self.event("response.in_progress", response=copy_json(body)),
         ]
 
     def head(self, chunk: AssistantMessageChunk) -> None:
@@ -326,7 +326,7 @@ class Writer:
             item = self.begin("item", raw_id if isinstance(raw_id, str) else "", events)
             item.part = self.keep(key, item, block)
             item.part.add(block)
-            events.append(self.added(item, copy.deepcopy(block.value)))
+            events.append(self.added(item, copy_json(block.value)))
             return
         placeholder = self.reply.unsupported_content(
             f"{_what(block)} in a response", block_index=block.index
@@ -351,7 +351,7 @@ class Writer:
         if kind == "web_search_call":
             # the SDK's ResponseFunctionWebSearch requires `action` (the API sends it at done)
             action = block.arguments if isinstance(block.arguments, dict) else None
-            added["action"] = copy.deepcopy(action) if action else {"type": "search"}
+            added["action"] = copy_json(action) if action else {"type": "search"}
         else:
             added.update(code="", container_id="", outputs=None)
         events.append(self.added(item, added))
@@ -578,7 +578,7 @@ class Writer:
             done = self.event(
                 "response.output_text.done",
                 **where,
-                logprobs=copy.deepcopy(logprobs) if isinstance(logprobs, list) else [],
+                logprobs=copy_json(logprobs) if isinstance(logprobs, list) else [],
                 text=part.text(),
             )
         return [done, self.event("response.content_part.done", **where, part=written)]

@@ -9,13 +9,13 @@ order too where it was not the order written here (``KEY_ORDER``).
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from chatschema_models.content import ContentBlock, ReasoningBlock, ServerToolCallBlock
 from chatschema_models.tool import InvalidToolCall, ToolCall
 
+from chatschema._json import copy_json
 from chatschema.providers._common import extras_of
 from chatschema.providers.openai_responses.blocks import joined_texts, part_texts
 from chatschema.providers.openai_responses.wire import (
@@ -147,14 +147,14 @@ def code_interpreter_item(block: ServerToolCallBlock) -> dict[str, Any] | None:
     # API reference, "code_interpreter_call": the order the API writes the item in
     item: dict[str, Any] = {"id": block.id, "type": "code_interpreter_call"}
     if "status" in header:
-        item["status"] = copy.deepcopy(header["status"])
+        item["status"] = copy_json(header["status"])
     item["code"] = arguments["code"]
     if "container_id" in header:
-        item["container_id"] = copy.deepcopy(header["container_id"])
+        item["container_id"] = copy_json(header["container_id"])
     item["outputs"] = None
     for key, value in header.items():
         if key not in item:
-            item[key] = copy.deepcopy(value)
+            item[key] = copy_json(value)
     return ordered(item, extras.get(KEY_ORDER))
 
 

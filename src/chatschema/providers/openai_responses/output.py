@@ -9,7 +9,6 @@ never saw (a message built by hand) is written in the API's shapes, with made id
 
 from __future__ import annotations
 
-import copy
 from typing import Any, Final
 
 from chatschema_models.content import (
@@ -27,6 +26,7 @@ from chatschema_models.message import AssistantMessage
 from chatschema_models.tool import InvalidToolCall, ToolCall
 from chatschema_models.usage import Usage
 
+from chatschema._json import copy_json
 from chatschema.providers._common import arguments_text, content_blocks, extras_of
 from chatschema.providers._common.respond import Reply
 from chatschema.providers._openai import CITATION_FIELDS, citation_fields
@@ -185,14 +185,14 @@ def head(
         "output": output,
     }
     if isinstance(echo, dict):
-        body.update(copy.deepcopy(echo))
+        body.update(copy_json(echo))
     for key, value in ECHO_DEFAULTS:
-        body.setdefault(key, copy.deepcopy(value))
+        body.setdefault(key, copy_json(value))
     raw_usage = metadata.pop("usage", None)
-    body["usage"] = copy.deepcopy(raw_usage) if raw_usage is not None else usage
+    body["usage"] = copy_json(raw_usage) if raw_usage is not None else usage
     for key, value in metadata.items():
         if key not in ("id", "object", "status", "model", "output"):
-            body[key] = copy.deepcopy(value)
+            body[key] = copy_json(value)
     if status != "in_progress" and status != "queued":
         _, details, error = status_of(message)
         if body["incomplete_details"] is None and status == "incomplete":
@@ -279,7 +279,7 @@ def _counts(details: Any) -> dict[str, int]:
 def annotation_json(annotation: Any, reply: Reply, position: int) -> dict[str, Any] | None:
     """An annotation as ``output_text`` carries it (None: left out by the policy)."""
     if isinstance(annotation, NonStandardAnnotation):
-        return copy.deepcopy(annotation.value)
+        return copy_json(annotation.value)
     fields = citation_fields(annotation) if isinstance(annotation, Citation) else None
     if fields is None:
         missing = [name for name in CITATION_FIELDS if getattr(annotation, name, None) is None]
@@ -305,12 +305,12 @@ def output_part(
         # the API's order: type, annotations, logprobs ..., text
         part = {"type": "output_text", "annotations": annotations}
         if isinstance(rest, dict):
-            part.update(copy.deepcopy(rest))
+            part.update(copy_json(rest))
         part["text"] = block.text
     else:
         part = {"type": "refusal", "refusal": block.text}
         if isinstance(rest, dict):
-            part.update(copy.deepcopy(rest))
+            part.update(copy_json(rest))
     return part
 
 
@@ -355,7 +355,7 @@ class Items:
         if isinstance(block, ServerToolResultBlock):
             code = self.code
             if code is not None and block.tool_call_id == code["id"] and block.provider == NAME:
-                code["outputs"] = copy.deepcopy(block.output)  # that item's outputs
+                code["outputs"] = copy_json(block.output)  # that item's outputs
                 self.code = None
                 return
         item = output_item(block, self.reply, position)
@@ -380,7 +380,7 @@ class Items:
                     annotations.append(written)
         if block.id is None and isinstance(header, dict) and "content" not in header:
             # an item without id, its content a string (decode_output_message keeps it)
-            self.add({"role": "assistant", "content": block.text, **copy.deepcopy(header)})
+            self.add({"role": "assistant", "content": block.text, **copy_json(header)})
             return
         part = output_part(block, annotations)
         key = block.id or ""
@@ -389,7 +389,7 @@ class Items:
             group["content"].append(part)  # one message item: consecutive blocks of its id
             return
         item_id = block.id or new_item_id(self.reply, "msg_")
-        item = message_item(item_id, part, copy.deepcopy(header), None)
+        item = message_item(item_id, part, copy_json(header), None)
         self.add(item)
         self.group, self.group_key = item, key
 
@@ -438,12 +438,12 @@ def output_item(block: ContentBlock, reply: Reply, position: int) -> dict[str, A
                 "id": block.id or new_item_id(reply, "ws_"),
                 "type": "web_search_call",
                 "status": "completed",
-                "action": copy.deepcopy(block.arguments),
+                "action": copy_json(block.arguments),
             }
         if item is not None:
             return item
     if isinstance(block, NonStandardBlock) and extras_of(block, NAME).get("kind") == "item":
-        return copy.deepcopy(block.value)
+        return copy_json(block.value)
     return reply.unsupported_content(f"{_what(block)} in a response", block_index=position)
 
 

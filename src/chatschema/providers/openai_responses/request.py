@@ -14,7 +14,6 @@ Both directions live here, so that a key is read and written by one module:
 
 from __future__ import annotations
 
-import copy
 import re
 from typing import Any, Final
 
@@ -37,6 +36,7 @@ from chatschema_models.tool import (
     ToolDefinition,
 )
 
+from chatschema._json import copy_json
 from chatschema.errors import Problem, UnsupportedContentError
 from chatschema.providers._common import EncodePass, extras_of, merge_extras
 from chatschema.providers.openai_responses.wire import (
@@ -104,7 +104,7 @@ def decode_request(data: dict[str, Any]) -> dict[str, Any]:
                 settings["response_format"] = response_format
                 del rest["format"]
             if rest or response_format is None:
-                extras["text"] = copy.deepcopy(rest)
+                extras["text"] = copy_json(rest)
         elif key == "reasoning" and isinstance(value, dict):
             rest = dict(value)
             effort = rest.get("effort")
@@ -112,9 +112,9 @@ def decode_request(data: dict[str, Any]) -> dict[str, Any]:
                 settings["reasoning_effort"] = effort
                 del rest["effort"]
             if rest or "reasoning_effort" not in settings:
-                extras["reasoning"] = copy.deepcopy(rest)
+                extras["reasoning"] = copy_json(rest)
         else:
-            extras[key] = copy.deepcopy(value)  # kept verbatim: sent back as it came
+            extras[key] = copy_json(value)  # kept verbatim: sent back as it came
     if settings:
         fields["settings"] = GenerationSettings(**settings)
     tools = data.get("tools")
@@ -126,7 +126,7 @@ def decode_request(data: dict[str, Any]) -> dict[str, Any]:
     for key in ("tool_choice", "parallel_tool_calls"):
         if key in data and (choice is None or data[key] is None):
             # no neutral form, or a null (the default, said so): kept as it came
-            extras[key] = copy.deepcopy(data[key])
+            extras[key] = copy_json(data[key])
     if choice is not None:
         fields["tool_choice"] = choice
         if data.get("tool_choice") == "auto" and data.get("parallel_tool_calls") is not None:
@@ -161,7 +161,7 @@ def _decode_format(value: Any) -> ResponseFormat | None:
                 return None  # a null the neutral model would not send back: kept as it came
             fields[key] = value[key]
     try:
-        return JsonSchemaResponseFormat(**copy.deepcopy(fields))
+        return JsonSchemaResponseFormat(**copy_json(fields))
     except pydantic.ValidationError:
         return None  # (a null strict, a schema that is not an object ...): kept as it came
 
@@ -265,7 +265,7 @@ def _decode_allowed(choice: dict[str, Any], extra: dict[str, Any]) -> AllowedToo
         ):
             names.append(name)
         else:
-            others.append(copy.deepcopy(entry))
+            others.append(copy_json(entry))
             positions.append(position)
     if not names:
         return None  # no named tool: kept whole in the conversation's extras
@@ -377,7 +377,7 @@ def encode_tool(tool: ToolDefinition) -> dict[str, Any]:
     extras = extras_of(tool, NAME)
     hosted = extras.get("tool")
     if isinstance(hosted, dict):
-        return copy.deepcopy(hosted)
+        return copy_json(hosted)
     out: dict[str, Any] = {"type": "function", "name": tool.name}
     if tool.description is not None:
         out["description"] = tool.description
@@ -422,11 +422,11 @@ def _encode_allowed(choice: AllowedToolsChoice) -> dict[str, Any]:
             and (not positions or positions[-1] < len(tools) + len(others))
         ):
             for position, entry in zip(positions, others, strict=True):
-                tools.insert(position, copy.deepcopy(entry))
+                tools.insert(position, copy_json(entry))
         else:
-            tools.extend(copy.deepcopy(others))
+            tools.extend(copy_json(others))
     wire: dict[str, Any] = {"type": "allowed_tools", "mode": choice.mode, "tools": tools}
     for key, value in kept.items():  # other keys of the choice's extras, as given
         if key not in wire and key not in ("tools", TOOL_POSITIONS):
-            wire[key] = copy.deepcopy(value)
+            wire[key] = copy_json(value)
     return wire

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import AsyncGenerator, AsyncIterable, Callable, Iterable, Iterator
 from typing import Any, Final, NoReturn, overload
 
@@ -16,6 +15,7 @@ from chatschema_models.content import (
 )
 from chatschema_models.tool import ToolCallChunk
 
+from chatschema._json import copy_json
 from chatschema._wire import content_chunk, text_block
 from chatschema.providers._common.drive import Incomplete, counted, drive, incomplete_policy
 from chatschema.providers.openai_responses.blocks import (
@@ -312,7 +312,7 @@ class _Stream:
     def response_fields(self, data: dict[str, Any]) -> dict[str, Any]:
         """The message fields of the event's response (all but its output)."""
         response = _event_object(data, "response")
-        head = {key: copy.deepcopy(value) for key, value in response.items() if key != "output"}
+        head = {key: copy_json(value) for key, value in response.items() if key != "output"}
         fields = response_fields(head, calls=self.calls, refusal=self.refusal)
         if "usage" in fields:
             fields["usage_mode"] = "cumulative"  # the response's totals
@@ -569,7 +569,7 @@ class _Stream:
             number = data.get("annotation_index")
             if number is None or _event_index(data, "annotation_index") == count:
                 annotation = decode_annotation(
-                    copy.deepcopy(data.get("annotation")), state.index, data["content_index"]
+                    copy_json(data.get("annotation")), state.index, data["content_index"]
                 )
                 block.counts["annotations"] = count + 1
                 fields = {"index": block.position, "text": "", "annotations": [annotation]}
@@ -640,7 +640,7 @@ class _Stream:
         item = sdk(item)
         if not isinstance(item, dict):
             READ.fail(f"output item {index} must be an object, not {type(item).__name__}")
-        item = copy.deepcopy(item)
+        item = copy_json(item)
         key = index if key is None else key
         state = self.items.get(key)
         chunks: list[AssistantMessageChunk] = []

@@ -10,7 +10,6 @@ as it came.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -31,6 +30,7 @@ from chatschema_models.content import (
 )
 from chatschema_models.tool import InvalidToolCall, ToolCall
 
+from chatschema._json import copy_json
 from chatschema.providers._common import Reader, describe, json_text, parse_arguments
 from chatschema.providers.otel_genai.wire import (
     MARKERS,
@@ -99,9 +99,9 @@ def extras(
                 nulls.append(key)
             continue
         if key in MARKERS:  # a member named like a marker: kept apart, never read as one
-            kept.setdefault("members", {})[key] = copy.deepcopy(value)
+            kept.setdefault("members", {})[key] = copy_json(value)
         else:
-            kept[key] = copy.deepcopy(value)
+            kept[key] = copy_json(value)
     if nulls:
         kept["nulls"] = nulls
     if markers:
@@ -111,7 +111,7 @@ def extras(
 
 def raw(part: Any) -> NonStandardBlock:
     """A part kept unchanged (written back as it came)."""
-    value = copy.deepcopy(part) if isinstance(part, dict) else {"part": copy.deepcopy(part)}
+    value = copy_json(part) if isinstance(part, dict) else {"part": copy_json(part)}
     return NonStandardBlock(provider=NAME, value=value)
 
 
@@ -172,13 +172,13 @@ class Parts:
             provider, value = part.get("provider"), part.get("value")
             if not (is_id(provider) and provider != NAME and isinstance(value, dict)):
                 return None
-            fields = {"provider": provider, "value": copy.deepcopy(value)}
+            fields = {"provider": provider, "value": copy_json(value)}
             if is_id(part.get("block_id")):
                 fields["id"] = part["block_id"]
             if set(part) - {"type", "provider", "value", "block_id", OMITTED}:
                 return None
             if OMITTED in part:
-                fields["extras"] = {NAME: {OMITTED: copy.deepcopy(part[OMITTED])}}
+                fields["extras"] = {NAME: {OMITTED: copy_json(part[OMITTED])}}
             return build(NonStandardBlock, fields)
         if kind in ("tool_call", "tool_call_response"):
             return None
@@ -192,7 +192,7 @@ class Parts:
         fields: dict[str, Any] = {"text": content}
         known = ["type", "content"]
         if isinstance(part.get("annotations"), list):
-            fields["annotations"] = copy.deepcopy(part["annotations"])
+            fields["annotations"] = copy_json(part["annotations"])
             known.append("annotations")
         if is_id(part.get("id")):
             fields["id"] = part["id"]
@@ -295,7 +295,7 @@ class Parts:
         if not (is_id(name) and isinstance(payload, dict) and isinstance(payload.get("type"), str)):
             return None
         kind = payload["type"]
-        rest = {key: copy.deepcopy(value) for key, value in payload.items() if key != "type"}
+        rest = {key: copy_json(value) for key, value in payload.items() if key != "type"}
         arguments: Any = rest or None
         if set(rest) == {"arguments"} and isinstance(rest["arguments"], dict):
             arguments = rest["arguments"]
@@ -323,7 +323,7 @@ class Parts:
         ):
             return None
         kind = payload["type"]
-        rest = {key: copy.deepcopy(value) for key, value in payload.items() if key != "type"}
+        rest = {key: copy_json(value) for key, value in payload.items() if key != "type"}
         fields: dict[str, Any] = {"tool_call_id": call_id}
         markers: dict[str, Any] = {}
         if (
@@ -370,7 +370,7 @@ class Parts:
             parsed = {}
             markers["no_arguments"] = True
         elif isinstance(arguments, dict):
-            parsed = copy.deepcopy(arguments)
+            parsed = copy_json(arguments)
         elif isinstance(arguments, str):
             parsed, error = parse_arguments(arguments)
             markers["arguments"] = arguments

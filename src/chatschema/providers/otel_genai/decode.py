@@ -8,7 +8,6 @@ replies); what has no neutral place is kept, never dropped.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -34,6 +33,7 @@ from chatschema_models.message import (
 from chatschema_models.tool import InvalidToolCall, ToolCall, ToolDefinition
 from chatschema_models.usage import Usage
 
+from chatschema._json import copy_json
 from chatschema._wire import trusted
 from chatschema.errors import ConversionError
 from chatschema.providers._common import decoder, is_count, json_text, loads
@@ -106,7 +106,7 @@ def decode_conversation(payload: Any) -> Conversation:
             value = _structured(value, key, notes)
             system = _system(value, parts, notes) if value is not _BAD else None
             if system is None:
-                kept[key] = copy.deepcopy(attributes[key])
+                kept[key] = copy_json(attributes[key])
             else:
                 messages[:0] = [system]
         elif key == INPUT_MESSAGES:
@@ -116,18 +116,18 @@ def decode_conversation(payload: Any) -> Conversation:
             else:
                 if value is not _BAD:
                     notes.add(f"/{key}", "gen_ai.input.messages is not a list: kept as it came")
-                kept[key] = copy.deepcopy(attributes[key])
+                kept[key] = copy_json(attributes[key])
         elif key == TOOL_DEFINITIONS:
             value = _structured(value, key, notes)
             tools = _tools(value, notes) if value is not _BAD else None
             if tools is None:
-                kept[key] = copy.deepcopy(attributes[key])
+                kept[key] = copy_json(attributes[key])
             else:
                 fields["tools"] = tools
         elif key == CONVERSATION_ID and is_id(value):
             fields["id"] = value
         else:
-            kept[key] = copy.deepcopy(value)
+            kept[key] = copy_json(value)
     settings = _settings(kept, notes)
     if settings is not None:
         fields["settings"] = settings
@@ -184,7 +184,7 @@ def decode_response(payload: Any) -> AssistantMessage:
         reader.fail("expected at least one output message")
     first = outputs[0]
     if len(outputs) > 1:
-        metadata["choices"] = copy.deepcopy(outputs[1:])
+        metadata["choices"] = copy_json(outputs[1:])
     if isinstance(first, str):
         notes.add("/0", "an output message is a plain string")
         first = {"role": "assistant", "parts": [first]}
@@ -269,7 +269,7 @@ def _system(value: Any, parts: Parts, notes: Notes) -> SystemMessage | None:
     for position, part in enumerate(value):
         block = parts.content(part, f"{where}/{position}")
         if block is None:  # tool calls or results: not instructions
-            block = NonStandardBlock(provider=NAME, value=copy.deepcopy(part))
+            block = NonStandardBlock(provider=NAME, value=copy_json(part))
         blocks.append(block)
     return SystemMessage(content=blocks, extras=markers)
 
@@ -425,7 +425,7 @@ class _Group:
         block = history.parts.content(part, where)
         if block is None:
             history.notes.add(where, f"a {kind!r} part in a {self.role} message: kept as it came")
-            block = NonStandardBlock(provider=NAME, value=copy.deepcopy(part))
+            block = NonStandardBlock(provider=NAME, value=copy_json(part))
         self.add(position, block)
 
     def add(self, position: int, block: ContentBlock) -> None:
@@ -441,7 +441,7 @@ class _Group:
         key = "response" if "response" in part else "result" if "result" in part else None
         if key != "response":
             self.history.notes.add(where, "a tool result without `response`")
-        output = copy.deepcopy(part[key]) if key is not None else None
+        output = copy_json(part[key]) if key is not None else None
         fields: dict[str, Any] = {"tool_call_id": call_id, "output": output}
         known = ("type", "id", key or "response")
         markers = {"as_tool_response": True}
@@ -472,7 +472,7 @@ class _Group:
         if content is None:
             fields["content"] = value if isinstance(value, str) else json_text(value)
             if not isinstance(value, str):  # JSON, not text: the value itself kept too
-                markers["response_json"] = copy.deepcopy(value)
+                markers["response_json"] = copy_json(value)
         else:
             fields["content"] = content
         known = ["type", "id", key or "response"]
@@ -636,11 +636,11 @@ def _tool(item: dict[str, Any]) -> ToolDefinition | None:
         known.remove("description")
     parameters = item.get("parameters")
     if isinstance(parameters, dict):
-        fields["parameters"] = copy.deepcopy(parameters)
+        fields["parameters"] = copy_json(parameters)
     else:
         fields["parameters"] = {}
         if parameters is not None:
-            markers["wire_parameters"] = copy.deepcopy(parameters)
+            markers["wire_parameters"] = copy_json(parameters)
         elif "parameters" not in item and kind == "function":
             markers["no_parameters"] = True
     if kind == "function":
@@ -724,7 +724,7 @@ def _response_attributes(
                 target = target.setdefault(step, {})
             target[path[-1]] = value
         else:
-            metadata[key] = copy.deepcopy(value)
+            metadata[key] = copy_json(value)
     if "input_tokens" in usage and "output_tokens" in usage:
         usage["total_tokens"] = usage["input_tokens"] + usage["output_tokens"]
         made = build(Usage, usage)

@@ -34,6 +34,7 @@ from chatschema_models.message import AssistantMessage, Message, SystemMessage, 
 from chatschema_models.tool import InvalidToolCall, ToolCall, ToolDefinition
 from typing_extensions import Unpack
 
+from chatschema._json import copy_json
 from chatschema.errors import OptionError, Problem, UnsupportedContentError
 from chatschema.providers._common import (
     EncodeOptions,
@@ -270,7 +271,7 @@ class _Encoder(EncodePass):
                 continue
             # a record whose messages could not be read keeps them as they came
             if key not in attributes or (key == INPUT_MESSAGES and not messages):
-                attributes[key] = copy.deepcopy(value)
+                attributes[key] = copy_json(value)
         if self.telemetry.json_strings:
             for key, value in attributes.items():
                 # the structured attributes, and any kept value a span cannot hold
@@ -396,7 +397,7 @@ class _Encoder(EncodePass):
             if "response_json" in ours:  # a JSON response, read as its text
                 kept = ours["response_json"]
                 if json_text(kept) == content:
-                    response = copy.deepcopy(kept)
+                    response = copy_json(kept)
                 else:  # the text changed since: what it says now
                     parsed, error = _json_value(content)
                     response = parsed if error is None else content
@@ -439,7 +440,7 @@ class _Encoder(EncodePass):
             part = {"type": "text", "content": block.text}
             if block.annotations is not None:
                 part["annotations"] = [
-                    copy.deepcopy(item.model_dump(exclude_unset=True)) for item in block.annotations
+                    copy_json(item.model_dump(exclude_unset=True)) for item in block.annotations
                 ]
         elif isinstance(block, RefusalBlock):
             # No refusal part in the schema: a generic part of type "refusal".
@@ -555,9 +556,9 @@ class _Encoder(EncodePass):
         arguments = block.arguments
         if arguments is not None:
             if "type" in arguments:
-                payload["arguments"] = copy.deepcopy(arguments)
+                payload["arguments"] = copy_json(arguments)
             else:
-                payload.update(copy.deepcopy(arguments))
+                payload.update(copy_json(arguments))
         part: dict[str, Any] = {"type": "server_tool_call"}
         if block.id is not None:
             part["id"] = block.id
@@ -575,7 +576,7 @@ class _Encoder(EncodePass):
             return {
                 "type": "tool_call_response",
                 "id": block.tool_call_id,
-                "response": copy.deepcopy(block.output),
+                "response": copy_json(block.output),
             }
         kind = ours.get("tool_type")
         if not isinstance(kind, str):
@@ -583,9 +584,9 @@ class _Encoder(EncodePass):
         payload: dict[str, Any] = {"type": kind}
         output = block.output
         if ours.get("flat") and isinstance(output, dict) and "type" not in output:
-            payload.update(copy.deepcopy(output))
+            payload.update(copy_json(output))
         else:
-            payload["output"] = copy.deepcopy(output)
+            payload["output"] = copy_json(output)
         if block.status is not None:
             payload["status"] = block.status
         part: dict[str, Any] = {"type": "server_tool_call_response", "id": block.tool_call_id}
@@ -606,7 +607,7 @@ class _Encoder(EncodePass):
         ours = extras_of(block, NAME)
         part: dict[str, Any]
         if block.provider in (None, NAME) and isinstance(value.get("type"), str):
-            part = copy.deepcopy(value)
+            part = copy_json(value)
             if block.id is not None:
                 part.setdefault("block_id", block.id)
             if ours:
@@ -618,7 +619,7 @@ class _Encoder(EncodePass):
             if key in OPAQUE_KEYS and not self.telemetry.export_opaque:
                 omitted[key] = {"reason": "opaque"}
             else:
-                scrubbed[key] = copy.deepcopy(item)
+                scrubbed[key] = copy_json(item)
         if value.get("type") == "compaction":
             part = scrubbed
         else:
@@ -650,7 +651,7 @@ class _Encoder(EncodePass):
         elif isinstance(raw, str) and parse_arguments(raw) == (call.arguments, None):
             part["arguments"] = raw
         else:
-            part["arguments"] = copy.deepcopy(call.arguments)
+            part["arguments"] = copy_json(call.arguments)
         if ours:
             _merge(part, ours)
         return part
@@ -690,9 +691,9 @@ class _Encoder(EncodePass):
             if tool.description is not None:
                 wire["description"] = tool.description
             if "wire_parameters" in ours and not tool.parameters:
-                wire["parameters"] = copy.deepcopy(ours["wire_parameters"])
+                wire["parameters"] = copy_json(ours["wire_parameters"])
             elif tool.parameters or not (ours.get("no_parameters") or "parameters" in _nulls(ours)):
-                wire["parameters"] = copy.deepcopy(tool.parameters)
+                wire["parameters"] = copy_json(tool.parameters)
             if tool.strict is not None:
                 wire["strict"] = tool.strict
         else:
@@ -704,7 +705,7 @@ class _Encoder(EncodePass):
             if tool.description is not None:
                 wire["description"] = tool.description
             if tool.parameters:
-                wire["parameters"] = copy.deepcopy(tool.parameters)
+                wire["parameters"] = copy_json(tool.parameters)
         if ours:
             _merge(wire, ours)
         return wire
@@ -720,12 +721,12 @@ def _merge(wire: dict[str, Any], extras: Mapping[str, Any]) -> None:
     """
     for key, value in extras.items():
         if key not in wire and key not in MARKERS:
-            wire[key] = copy.deepcopy(value)
+            wire[key] = copy_json(value)
     members = extras.get("members")
     if isinstance(members, dict):  # members named like markers
         for key, value in members.items():
             if key not in wire:
-                wire[key] = copy.deepcopy(value)
+                wire[key] = copy_json(value)
     nulls = extras.get("nulls")
     if isinstance(nulls, list):  # optional members that came as explicit nulls
         for key in nulls:
