@@ -109,6 +109,15 @@ def big(tmp_path: Path) -> Path:
     return dataset(tmp_path / "in.jsonl", 10_000)
 
 
+def ctrl_c_as_on_a_terminal() -> None:
+    """In the child: SIGINT at its default, as a terminal's Ctrl-C finds it.
+
+    A test run started in the background of a shell inherits SIGINT ignored, and so
+    would the command (which then rightly runs on, as under ``nohup``).
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start(source: Path, output: Path) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "chatschema", *CONVERT, str(source), "-o", str(output), *JOBS],
@@ -116,6 +125,7 @@ def start(source: Path, output: Path) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONFAULTHANDLER": "1"},
+        preexec_fn=ctrl_c_as_on_a_terminal,
     )
 
 
