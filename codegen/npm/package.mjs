@@ -329,6 +329,24 @@ schemaProblems({role: "user"}, "Message"); // [{pointer: "/content", keyword: "r
   single-file bundle \`chatschema/schemas/chatschema.schema.json\`; in Node,
   \`import schema from "chatschema/schemas/message.json" with {type: "json"}\`.
 
+**The error convention.** \`{pointer, keyword}\` are those of the conformance fixtures.
+Any other validator's raw errors map onto them in three steps (the full text, with a
+worked example: the repository's \`schemas/README.md\`, "Reading any validator's
+errors"; \`runtime.js\`'s \`normalize()\` applies them to ajv's errors):
+
+1. Take each error's instance location \`P\`, keyword and schema object, and for
+   \`oneOf\` / \`anyOf\` the errors of each branch; errors that only say a subschema
+   failed (\`$ref\`, \`properties\`, \`items\` ...) give way to the errors under them.
+2. \`required\` / \`dependentRequired\`: one problem at \`P/<name>\` per missing name;
+   \`additionalProperties\`: one at \`P/<key>\` per unexpected key. A \`oneOf\` with
+   \`discriminator\` (validators ignore it, so every variant reports): not an object,
+   nothing; no tag, \`required\` at \`P/<tag>\`; else only the errors of the variant whose
+   \`const\` tag equals the value's tag, or \`discriminator\` at \`P/<tag>\` when none does.
+   Another union whose branches are all \`{"required": [...]}\`: one \`anyOf\` at \`P\`;
+   otherwise drop the branches failing \`type\` at \`P\` (none left: one \`type\` at \`P\`)
+   and map the others. Any other keyword: one problem at \`P\`.
+3. Deduplicate the \`(pointer, keyword)\` pairs.
+
 ES modules only, Node 18+ or any bundler. The validators do not apply the Python SDK's
 size limits (nesting depth, message count, string size): check sizes before validating
 untrusted input.

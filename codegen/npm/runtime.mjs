@@ -7,18 +7,21 @@
 //
 // The validators are ajv standalone code compiled with `allErrors`, `discriminator`
 // and `verbose` (errors carry their schema and data, which the normalization needs).
-// Normalization (the Python side: src/chatschema/validation.py; the table of
-// conventions: schemas/README.md, "Conformance fixtures"):
+// normalize() follows the steps of schemas/README.md, "Reading any validator's errors"
+// (the Python SDK follows them too: src/chatschema/validation.py), on ajv's flat list:
 // - pointer = ajv's instancePath (already RFC 6901), keyword = ajv's keyword;
-// - `required`, `dependentRequired`: pointer to the missing property;
-// - `additionalProperties`: pointer to the unexpected key;
-// - discriminator (ajv reports `discriminator` on the union): a missing tag is
-//   `required` at /tag, an unknown tag (or one that is not a string) `discriminator`
-//   at /tag;
-// - `oneOf` / `anyOf` without discriminator: branches made only of `required` collapse
-//   to one `anyOf` at the object; the branches whose own `type` does not fit are
-//   dropped, and when none fits, one `type` error at the value; the union's own error
-//   is dropped (its fitting branches' errors say what is wrong);
+// - `required`, `dependentRequired`: pointer to the missing property (ajv reports one
+//   error per missing property, in `params.missingProperty`);
+// - `additionalProperties`: pointer to the unexpected key (`params.additionalProperty`);
+// - tagged unions: ajv with `discriminator: true` applies the discriminator rule itself
+//   and reports one `discriminator` error on the union when there is no variant to
+//   pick: `required` at /tag when the tag is missing, else `discriminator` at /tag;
+//   nothing when the value is not an object (the union's `type: object` reports it);
+// - other `oneOf` / `anyOf` (the errors of branch i are those whose schemaPath starts
+//   with the union's schemaPath + `/i/`): branches made only of `required` -> one `anyOf`
+//   at the object, the branches' errors dropped; else the branches failing with `type`
+//   at the union's own place are dropped, and when none is left, one `type` error at
+//   the value; the union's own error is never a problem;
 // - (pointer, keyword) pairs are deduplicated, first one kept.
 
 function escape(name) {
@@ -49,31 +52,34 @@ export function normalize(errors) {
     if ((error.keyword !== "oneOf" && error.keyword !== "anyOf") || !Array.isArray(error.schema)) {
       return;
     }
-    dropped.add(index);
+    dropped.add(index); // the union's own error is never a problem
     const here = error.instancePath;
-    const branch = new RegExp(
-      `^${error.schemaPath.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/(\\d+)/(\\w+)$`,
-    );
-    const wrongType = new Map(); // branch -> the type it wants
-    const required = [];
+    const prefix = `${error.schemaPath}/`;
+    const branchOf = new Map(); // index of an error inside a branch -> the branch
     errors.forEach((other, position) => {
-      if (other.instancePath !== here) return;
-      const match = branch.exec(other.schemaPath);
-      if (!match) return;
-      if (match[2] === "type") {
-        wrongType.set(match[1], other.params?.type);
-        dropped.add(position);
-      } else if (match[2] === "required") {
-        required.push(position);
-      }
+      if (position === index || !other.schemaPath.startsWith(prefix)) return;
+      if (other.instancePath !== here && !other.instancePath.startsWith(`${here}/`)) return;
+      branchOf.set(position, other.schemaPath.slice(prefix.length).split("/")[0]);
     });
+    const drop = (branches) =>
+      branchOf.forEach((branch, position) => branches.has(branch) && dropped.add(position));
     if (error.schema.every(isRequiredOnly)) {
-      required.forEach((position) => dropped.add(position));
+      drop(new Set(error.schema.map((_, branch) => String(branch))));
       const names = error.schema.flatMap((option) => option.required);
       extra.set(index, [
         {pointer: here, keyword: "anyOf", message: `must have one of ${names.join(", ")}`},
       ]);
-    } else if (wrongType.size === error.schema.length) {
+      return;
+    }
+    const wrongType = new Map(); // branch -> the type it wants
+    branchOf.forEach((branch, position) => {
+      const other = errors[position];
+      if (other.keyword === "type" && other.instancePath === here) {
+        wrongType.set(branch, other.params?.type);
+      }
+    });
+    drop(new Set(wrongType.keys()));
+    if (wrongType.size === error.schema.length) {
       const types = [...new Set([...wrongType.values()].flat())].join(" or ");
       extra.set(index, [{pointer: here, keyword: "type", message: `must be ${types}`}]);
     }
