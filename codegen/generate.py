@@ -19,7 +19,8 @@ Steps:
    then format with ruff and put a header on each file.
 4. Write the package ``chatschema_models`` (models, ``__init__`` re-exporting every
    public name, ``py.typed``, a copy of the schemas for run-time validation) and the
-   bundled single-file schema ``chatschema.schema.json``.
+   bundled single-file schema ``chatschema.schema.json``, where each tagged union's
+   ``discriminator`` also lists its variants by tag (``x-chatschema-mapping``).
 
 The npm package ``generated/typescript`` (TypeScript declarations, the schemas,
 precompiled validators) comes from the bundle, written by ``codegen/typescript.mjs``
@@ -46,6 +47,7 @@ GENERATED = ROOT / "generated"
 PACKAGE = "chatschema_models"
 SCHEMA_FILES = ("content", "tool", "usage", "message", "chunk", "conversation")
 BUNDLE_ID = "https://schemas.chatschema.dev/v1/chatschema.schema.json"
+UNION_MAPPING = "x-chatschema-mapping"  # in the bundle: tag value -> variant, per tagged union
 
 SOURCED_BLOCKS = ("ImageBlock", "AudioBlock", "VideoBlock", "FileBlock", "PlainTextBlock")
 MESSAGES = ("SystemMessage", "UserMessage", "AssistantMessage", "ToolMessage")
@@ -340,6 +342,27 @@ def init_module(modules: dict[str, str]) -> str:
     return "\n".join(lines)
 
 
+def union_mapping(union: dict[str, Any], defs: dict[str, Any]) -> dict[str, str]:
+    """Tag value -> ``$ref`` of the variant, for a ``oneOf`` with a ``discriminator``.
+
+    The tag is the ``const`` of the discriminator property in each variant. OpenAPI
+    spells this ``discriminator.mapping``, which ajv refuses ("mapping is not
+    supported"), hence a vendor key inside the ``discriminator`` object, where
+    validators (ajv in strict mode included) do not look.
+    """
+    tag = union["discriminator"]["propertyName"]
+    mapping: dict[str, str] = {}
+    for branch in union["oneOf"]:
+        variant = defs[branch["$ref"].removeprefix("#/$defs/")]
+        value = variant["properties"][tag]["const"]
+        if value in mapping or tag not in variant.get("required", []):
+            raise SystemExit(
+                f"{branch['$ref']}: tag {tag}={value!r} is not a distinct required const"
+            )
+        mapping[value] = branch["$ref"]
+    return mapping
+
+
 def bundle(schemas: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """One self-contained schema: every definition once, refs rewritten to ``#/$defs``."""
     defs: dict[str, Any] = {}
@@ -372,6 +395,9 @@ def bundle(schemas: dict[str, dict[str, Any]]) -> dict[str, Any]:
             defs[name] = rewrite(definition, stem)
         if _is_type(schema):
             defs[schema["title"]] = rewrite(schema, stem)
+    for definition in defs.values():
+        if "discriminator" in definition:
+            definition["discriminator"][UNION_MAPPING] = union_mapping(definition, defs)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": BUNDLE_ID,

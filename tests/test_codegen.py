@@ -103,6 +103,31 @@ def test_bundle_has_every_definition_once_and_only_local_refs() -> None:
         assert ref.startswith("#/$defs/") and ref.removeprefix("#/$defs/") in bundle["$defs"]
 
 
+def test_bundle_maps_each_tag_of_each_tagged_union_to_its_variant() -> None:
+    schemas = generate.load_schemas()
+    defs = generate.bundle(schemas)["$defs"]
+    unions = {
+        name
+        for schema in schemas.values()
+        for name, definition in [*schema.get("$defs", {}).items(), (schema["title"], schema)]
+        if "discriminator" in definition
+    }
+    assert {"Message", "ContentBlock", "Annotation", "ToolChoice", "ResponseFormat"} <= unions
+    assert unions == {name for name, definition in defs.items() if "discriminator" in definition}
+    for name in unions:
+        discriminator = defs[name]["discriminator"]
+        tag, mapping = discriminator["propertyName"], discriminator["x-chatschema-mapping"]
+        assert sorted(mapping.values()) == sorted(branch["$ref"] for branch in defs[name]["oneOf"])
+        for value, ref in mapping.items():
+            variant = defs[ref.removeprefix("#/$defs/")]
+            assert variant["properties"][tag]["const"] == value, (name, ref)
+            assert tag in variant["required"]
+    assert defs["Message"]["discriminator"]["x-chatschema-mapping"]["tool"] == "#/$defs/ToolMessage"
+    assert defs["ContentBlock"]["discriminator"]["x-chatschema-mapping"]["text-plain"] == (
+        "#/$defs/PlainTextBlock"
+    )
+
+
 @pytest.mark.slow
 def test_drift_check_fails_with_a_diff_on_a_hand_edit(tmp_path: Path) -> None:
     for name in ("schemas", "codegen", "generated", "src"):
