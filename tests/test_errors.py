@@ -93,7 +93,7 @@ def test_exception_hierarchy() -> None:
     )
     assert str(error) == "anthropic, message 3, block 1: audio is not supported"
     assert (error.provider, error.message_index, error.block_index) == ("anthropic", 3, 1)
-    assert str(Problem("", "json", "bad")) == "/: bad [json]"
+    assert str(Problem("", "json", "bad")) == "(root): bad [json]"
     assert json_pointer(["a/b", "c~d", 0]) == "/a~1b/c~0d/0"
 
 
@@ -124,3 +124,17 @@ def test_arbitrary_json_never_escapes_as_a_foreign_exception(document: Any) -> N
     except chatschema.ValidationError:
         model_ok = False
     assert schema_ok == model_ok
+
+
+def test_long_quoted_values_are_cut_and_nothing_between_two_quoted_values() -> None:
+    from chatschema.errors import shorten_quotes
+
+    between = " (the GenAI conventions require a draft-07 JSON Schema for the parameters) "
+    text = f"cannot carry tool 'f'{between}use 'drop'"
+    assert shorten_quotes(text) == text
+    secret = "E" * 80
+    assert shorten_quotes(f"a candidate's content has role '{secret}'") == (
+        f"a candidate's content has role '{'E' * 24}'... (80 characters)"
+    )
+    pattern = f"does not match '^{'a' * 80}$' anywhere in the value given here"
+    assert shorten_quotes(pattern) == pattern

@@ -168,3 +168,87 @@ def test_repr_hides_opaque_values_inside_provider_data() -> None:
     for shown in (repr(call), repr(block), repr(chatschema.assistant([block], tool_calls=[call]))):
         assert "SECRET" not in shown and "<opaque, " in shown
     assert "'other': 1" in repr(call) and "'url': 'u'" in repr(block)
+
+
+# ------------------------------------------------------------- unsetting a field
+
+
+def test_none_unsets_an_optional_field_and_to_dict_never_writes_null() -> None:
+    settings = chatschema.GenerationSettings(temperature=0.5)
+    conversation = chatschema.Conversation(messages=[], settings=None, id=None)
+    assert chatschema.to_dict(conversation) == {"messages": []}  # the constructor: absent
+    conversation = chatschema.Conversation(messages=[], settings=settings, id="c1")
+    conversation.settings = None  # assignment: unset, never "settings": null
+    assert conversation.settings is None
+    assert chatschema.to_dict(conversation) == {"messages": [], "id": "c1"}
+    assert chatschema.is_valid(chatschema.to_dict(conversation), "Conversation")
+    copy = conversation.model_copy(update={"id": None, "metadata": {"k": 1}})
+    assert chatschema.to_dict(copy) == {"messages": [], "metadata": {"k": 1}}
+    assert chatschema.to_dict(conversation) == {"messages": [], "id": "c1"}  # untouched
+    del conversation.id
+    assert conversation.id is None and chatschema.to_dict(conversation) == {"messages": []}
+    del conversation.id  # unsetting what is absent is fine
+    assert json.loads(chatschema.to_json(conversation)) == {"messages": []}
+
+
+def test_null_stays_a_value_where_the_schema_allows_it() -> None:
+    message = ToolMessage(tool_call_id="c1", content="done", artifact=None)
+    assert chatschema.to_dict(message)["artifact"] is None
+    del message.artifact
+    assert "artifact" not in chatschema.to_dict(message)
+
+
+def test_a_required_field_cannot_be_unset() -> None:
+    message = UserMessage(content="hi")
+    with pytest.raises(chatschema.ValidationError) as raised:
+        del message.content
+    assert [str(problem) for problem in raised.value.problems] == [
+        "/content: 'content' is required: it cannot be unset [required]"
+    ]
+    with pytest.raises(chatschema.ValidationError, match="/content"):
+        UserMessage(content=None)
+    assert message.content == "hi"
+    with pytest.raises(chatschema.OptionError, match="update must be a mapping"):
+        message.model_copy(update=5)  # type: ignore[arg-type]
+
+
+def test_parsing_still_refuses_null_where_the_schema_does() -> None:
+    with pytest.raises(chatschema.ValidationError) as raised:
+        chatschema.parse_conversation({"messages": [], "settings": None})
+    assert [p.pointer for p in raised.value.problems] == ["/settings"]
+
+
+# --------------------------------------------------------- small surprises (parse)
+
+
+def test_parse_skips_a_utf8_byte_order_mark() -> None:
+    text = '\ufeff{"role": "user", "content": "hi"}'
+    expected = {"role": "user", "content": "hi"}
+    for data in (text, text.encode("utf-8"), bytearray(text.encode("utf-8"))):
+        assert chatschema.to_dict(chatschema.parse_message(data)) == expected
+    assert chatschema.parse_messages("\ufeff[]") == []
+    assert chatschema.parse_conversation(b'\xef\xbb\xbf{"messages": []}').messages == []
+    assert chatschema.to_dict(
+        chatschema.parse("\ufeff" + '{"type": "text", "text": "x"}', "TextBlock")
+    )
+
+
+def test_validate_given_json_text_says_to_parse_it() -> None:
+    text = '{"role": "user", "content": "hi"}'
+    with pytest.raises(chatschema.SchemaValidationError) as raised:
+        chatschema.validate(text)
+    (problem,) = raised.value.problems
+    assert (problem.pointer, problem.keyword) == ("", "type")
+    assert "not JSON text" in problem.message and "parse(text, type)" in problem.message
+    chatschema.validate(json.loads(text))  # the parsed value is valid
+    chatschema.validate("https://example.com/a.png", "Url")  # a string type takes a str
+    assert chatschema.schema_problems(json.loads(text)) == []
+
+
+def test_schema_problems_is_public() -> None:
+    from chatschema.validation import schema_problems
+
+    assert chatschema.schema_problems is schema_problems
+    assert "schema_problems" in chatschema.__all__
+    problems = chatschema.schema_problems({"role": "user"})
+    assert [(p.pointer, p.keyword) for p in problems] == [("/content", "required")]

@@ -175,8 +175,8 @@ def test_accumulator_partial_view_and_final_message() -> None:
         accumulator.add(
             K(tool_call_chunks=[ToolCallChunk(index=0, id="c", name="read", arguments=piece)])
         )
-        # The view is live (the parser's own containers): copy to keep a snapshot.
-        views.append(json.loads(json.dumps(accumulator.partial_message().tool_calls[0].arguments)))
+        # each view is a snapshot: later chunks leave the stored ones as they were
+        views.append(accumulator.partial_message().tool_calls[0].arguments)
     assert views == [
         {"path": "/tmp/a"},
         {"path": "/tmp/a.txt", "lines": [1, 2]},

@@ -72,10 +72,12 @@ if TYPE_CHECKING:
     )
     from chatschema_models.usage import InputTokenDetails, OutputTokenDetails, TokenCount, Usage
 
+    from chatschema._wire import ModelValidationError
     from chatschema.builders import assistant, image, system, text, tool_call, tool_result, user
     from chatschema.errors import (
         ChatSchemaError,
         ConversionError,
+        OptionError,
         Problem,
         SchemaValidationError,
         StreamIncompleteError,
@@ -102,6 +104,7 @@ if TYPE_CHECKING:
         parse_conversation,
         parse_message,
         parse_messages,
+        schema_problems,
         to_dict,
         to_json,
         validate,
@@ -113,6 +116,7 @@ if TYPE_CHECKING:
 # `chatschema_models` (tests/test_models.py keeps `__all__` listing all of them);
 # everything else from its module here.
 _HOMES = {
+    "chatschema._wire": ("ModelValidationError",),
     "chatschema.builders": (
         "assistant",
         "image",
@@ -125,6 +129,7 @@ _HOMES = {
     "chatschema.errors": (
         "ChatSchemaError",
         "ConversionError",
+        "OptionError",
         "Problem",
         "SchemaValidationError",
         "StreamIncompleteError",
@@ -151,6 +156,7 @@ _HOMES = {
         "parse_conversation",
         "parse_message",
         "parse_messages",
+        "schema_problems",
         "to_dict",
         "to_json",
         "validate",
@@ -219,10 +225,12 @@ __all__ = [
     "MessageContent",
     "MessageId",
     "MimeType",
+    "ModelValidationError",
     "NamedToolChoice",
     "NonStandardAnnotation",
     "NonStandardBlock",
     "NoneToolChoice",
+    "OptionError",
     "OutputTokenDetails",
     "ParticipantName",
     "PlainTextBlock",
@@ -264,6 +272,7 @@ __all__ = [
     "parse_conversation",
     "parse_message",
     "parse_messages",
+    "schema_problems",
     "system",
     "text",
     "to_dict",

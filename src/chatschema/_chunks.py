@@ -275,7 +275,8 @@ class _Call:
             self.parser.feed(part)
         self.fed = len(self.parts)
         value = self.parser.value()
-        arguments = value if isinstance(value, dict) else {}
+        # a snapshot: the parser updates its containers in place as text arrives
+        arguments = _copy(value) if isinstance(value, dict) else {}
         fields: dict[str, Any] = {
             "id": self.id or "",
             "name": self.name or "",
@@ -529,8 +530,10 @@ class ChunkAccumulator:
 
         Tool-call arguments are parsed as far as they have arrived (an unfinished
         string or number is shown as far as it goes); the parsers keep their state
-        between calls, so asking after every chunk stays linear in the stream. The
-        view is built without validation: it is for display, not for sending.
+        between calls, so asking after every chunk parses each piece once. Each view
+        is a snapshot that later chunks leave as it is (its arguments are copied:
+        time proportional to the number of keys and items, not to the characters).
+        The view is built without validation: it is for display, not for sending.
         """
         data = self._common()
         data["content"] = self._content()

@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from chatschema.errors import wrong_type
+
 if TYPE_CHECKING:
     from chatschema_models.message import Message
 
@@ -61,9 +63,27 @@ def _transcript(block: Any) -> str | None:
     return None
 
 
+_A_MESSAGE = "a message (UserMessage, AssistantMessage ...)"
+_READ_FIRST = "to read a dict or another library's message, use coerce_messages() first"
+
+
+def _message_content(message: Any) -> Any:
+    """The content of a message model; a located error for anything else."""
+    content = getattr(message, "content", None)
+    if not isinstance(getattr(message, "role", None), str) or not isinstance(content, (str, list)):
+        raise wrong_type(message, _A_MESSAGE, type_name="message", hint=_READ_FIRST)
+    return content
+
+
 def block_to_str(block: Any) -> str:
-    """One content block as a readable string (text as is, others a placeholder)."""
-    kind = block.type
+    """One content block as a readable string (text as is, others a placeholder).
+
+    Raises:
+        ValidationError: for something that is not a content block.
+    """
+    kind = getattr(block, "type", None)
+    if not isinstance(kind, str) or not hasattr(type(block), "model_fields"):
+        raise wrong_type(block, "a content block (TextBlock, ImageBlock ...)", type_name="block")
     if kind == "text":
         return str(block.text)
     if kind == "refusal":
@@ -95,13 +115,18 @@ def block_to_str(block: Any) -> str:
 
 
 def content_to_str(message: Any) -> list[str]:
-    """The content of a message as readable strings, one per block.
+    """The content of a message as a list of readable strings, one per block.
 
-    A string content is one item; text blocks are their text; media, documents,
-    refusals, reasoning and server tools become short placeholders. Base64 data and
-    opaque reasoning data (signatures, encrypted content) are never included.
+    A string content is one item (none when empty); text blocks are their text;
+    media, documents, refusals, reasoning and server tools become short
+    placeholders. Base64 data and opaque reasoning data (signatures, encrypted
+    content) are never included. For the message's text as one string, use its
+    ``text`` property (``message.text``: the text blocks joined).
+
+    Raises:
+        ValidationError: for something that is not a message model.
     """
-    content = message.content
+    content = _message_content(message)
     if isinstance(content, str):
         return [content] if content else []
     return [block_to_str(block) for block in content]
@@ -119,7 +144,11 @@ def pretty_repr(message: Message) -> str:
     Like LangChain's ``pretty_repr``: a title line with the role (and name), then
     the content, tool calls and tool-result status. Base64 data is summarized, and
     signatures and encrypted reasoning are never shown.
+
+    Raises:
+        ValidationError: for something that is not a message model.
     """
+    _message_content(message)
     role = message.role.capitalize()
     if message.role == "user":
         role = "Human"

@@ -16,7 +16,9 @@ registered in :data:`chatschema._generated.GENERATED` as it is defined.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import importlib
+from collections.abc import Iterator, Mapping
+from types import NoneType, UnionType
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -25,12 +27,15 @@ from typing import (
     Optional,
     TypeAlias,
     TypeVar,
+    Union,
     cast,
     get_args,
     get_origin,
 )
 
+import pydantic
 from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic.config import ExtraValues
 from pydantic_core import PydanticCustomError
 from typing_extensions import Self
 
@@ -39,6 +44,7 @@ from chatschema._generated import GENERATED
 from chatschema._masking import masked_field
 from chatschema._render import content_to_str, pretty_repr
 from chatschema._usage import add_usage
+from chatschema.errors import OptionError, Problem, ValidationError
 
 if TYPE_CHECKING:
     from chatschema_models.chunk import AssistantMessageChunk
@@ -48,6 +54,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ChunkBase",
     "MessageBase",
+    "ModelValidationError",
     "Omittable",
     "SourcedBlock",
     "TaggedModel",
@@ -81,6 +88,68 @@ else:
 _TAG_FIELDS = ("type", "role")
 
 
+class ModelValidationError(ValidationError, pydantic.ValidationError):
+    """A model refused the values it was built from (constructor or ``model_validate``).
+
+    A :class:`chatschema.ValidationError` (``problems``, each with its JSON pointer,
+    such as ``/content``) and, for code written against pydantic, a
+    ``pydantic.ValidationError`` too (``errors()``, ``error_count()``): both
+    ``except`` clauses catch it, and ``except ValueError`` as before. The original
+    pydantic error is its ``__cause__``.
+    """
+
+    def __init__(self, *args: Any) -> None:
+        # pydantic builds the instance (``from_exception_data``); _model_error fills it.
+        pass
+
+    __str__ = BaseException.__str__  # pydantic's own text is its cause's
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pydantic's pickling form plus the problems (worker processes send errors back)
+        arguments = cast(Any, pydantic.ValidationError.__reduce__(self))[1]
+        return _rebuilt, (arguments, self.problems, self.type_name)
+
+
+def _rebuilt(
+    arguments: tuple[Any, ...], problems: tuple[Problem, ...], type_name: str
+) -> ModelValidationError:
+    """A :class:`ModelValidationError` back from its pickled form."""
+    error = ModelValidationError.from_exception_data(*arguments)
+    ValidationError.__init__(error, problems, type_name=type_name)
+    return error
+
+
+def _model_error(
+    error: pydantic.ValidationError, data: Any, type_name: str, *, text: bool = False
+) -> ModelValidationError:
+    """``error`` as a :class:`ModelValidationError` naming every problem by pointer."""
+    # by name: chatschema.validation (the location mapping) sits above this module
+    validation = importlib.import_module("chatschema.validation")
+    if text:
+        data = validation.loads_for_errors(data)
+    try:
+        problems = validation.model_problems(error, data, type_name)
+    except Exception:  # the refusal stands, said in pydantic's words below
+        problems = []
+    if not problems:
+        problems = [
+            Problem("", str(detail["type"]), str(detail["msg"]))
+            for detail in error.errors(include_url=False)
+        ]
+    # pydantic's own pickling form: the same errors, raised as this class
+    return _rebuilt(cast(Any, error.__reduce__())[1], tuple(problems), type_name)
+
+
+def _accepts_none(annotation: Any) -> bool:
+    """Whether a field's type admits ``None`` (``Any``, ``X | None``): JSON ``null``."""
+    if annotation is Any or annotation is None or annotation is NoneType:
+        return True
+    origin = get_origin(annotation)
+    if origin is Union or origin is UnionType:
+        return any(_accepts_none(arg) for arg in get_args(annotation))
+    return False
+
+
 class WireModel(BaseModel):
     """Base of every generated model.
 
@@ -91,12 +160,20 @@ class WireModel(BaseModel):
     given, so it counts as set and
     ``model_dump(exclude_unset=True)`` - the canonical, lossless dump - keeps it.
     Parsing does not go through ``__init__`` and pays nothing for this.
+
+    An optional field the schema does not allow to be ``null`` is unset by ``None``
+    (in the constructor, by assignment, in ``model_copy(update=...)``) and by
+    ``del``; :func:`chatschema.to_dict` never writes ``null`` for it. A refusal is
+    a :class:`ModelValidationError`.
     """
 
     model_config = ConfigDict(strict=True, defer_build=True)
 
     __cs_tag__: ClassVar[str | None] = None
     __cs_tag_value__: ClassVar[str | None] = None
+    # optional fields (default None); those whose type refuses None: None unsets them
+    __cs_optional__: ClassVar[frozenset[str]] = frozenset()
+    __cs_omittable__: ClassVar[frozenset[str]] = frozenset()
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
@@ -109,6 +186,15 @@ class WireModel(BaseModel):
             if get_origin(annotation) is Literal and len(get_args(annotation)) == 1:
                 cls.__cs_tag__, cls.__cs_tag_value__ = name, get_args(annotation)[0]
                 break
+        optional = {
+            name
+            for name, field in cls.model_fields.items()
+            if not field.is_required() and field.default is None
+        }
+        cls.__cs_optional__ = frozenset(optional)
+        cls.__cs_omittable__ = frozenset(
+            name for name in optional if not _accepts_none(cls.model_fields[name].annotation)
+        )
 
     def __repr_args__(self) -> Iterator[tuple[str | None, Any]]:
         """Absent fields left out; opaque data never shown; inline data shortened.
@@ -126,12 +212,117 @@ class WireModel(BaseModel):
         tag = self.__cs_tag__
         if tag is not None and tag not in data:
             data[tag] = self.__cs_tag_value__
-        super().__init__(**data)
+        try:
+            super().__init__(**data)
+        except pydantic.ValidationError as error:
+            # None for an optional field means absent: retried without (a None there
+            # always fails, so the success path pays nothing for this)
+            given = {
+                k: v for k, v in data.items() if v is not None or k not in self.__cs_omittable__
+            }
+            if len(given) == len(data):
+                raise _model_error(error, data, type(self).__name__) from error
+            try:
+                super().__init__(**given)
+            except pydantic.ValidationError as again:
+                raise _model_error(again, given, type(self).__name__) from again
 
     # Pydantic runs a custom ``__init__`` on every validated instance unless it is
     # marked as the base one; this one only matters for constructor calls, so the
     # parsing path keeps its speed (tests/test_models.py holds both to it).
     __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
+    @classmethod
+    def model_validate(
+        cls,
+        obj: Any,
+        *,
+        strict: bool | None = None,
+        extra: ExtraValues | None = None,
+        from_attributes: bool | None = None,
+        context: Any | None = None,
+        by_alias: bool | None = None,
+        by_name: bool | None = None,
+    ) -> Self:
+        """Pydantic's ``model_validate``; a refusal is a :class:`ModelValidationError`."""
+        if by_alias is False and by_name is not True:  # pydantic's usage error
+            return super().model_validate(obj, by_alias=by_alias, by_name=by_name)
+        try:
+            # the validator itself, as pydantic's method calls it: no extra frame
+            return cls.__pydantic_validator__.validate_python(  # type: ignore[no-any-return]
+                obj,
+                strict=strict,
+                extra=extra,
+                from_attributes=from_attributes,
+                context=context,
+                by_alias=by_alias,
+                by_name=by_name,
+            )
+        except pydantic.ValidationError as error:
+            raise _model_error(error, obj, cls.__name__) from error
+
+    @classmethod
+    def model_validate_json(
+        cls,
+        json_data: str | bytes | bytearray,
+        *,
+        strict: bool | None = None,
+        extra: ExtraValues | None = None,
+        context: Any | None = None,
+        by_alias: bool | None = None,
+        by_name: bool | None = None,
+    ) -> Self:
+        """Pydantic's ``model_validate_json``; a refusal is a :class:`ModelValidationError`."""
+        if by_alias is False and by_name is not True:  # pydantic's usage error
+            return super().model_validate_json(json_data, by_alias=by_alias, by_name=by_name)
+        try:
+            return cls.__pydantic_validator__.validate_json(  # type: ignore[no-any-return]
+                json_data,
+                strict=strict,
+                extra=extra,
+                context=context,
+                by_alias=by_alias,
+                by_name=by_name,
+            )
+        except pydantic.ValidationError as error:
+            raise _model_error(error, json_data, cls.__name__, text=True) from error
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if value is None and name in self.__cs_omittable__:
+            self._unset(name)
+        else:
+            super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if name in self.__cs_optional__:
+            self._unset(name)
+        elif name in type(self).model_fields:
+            problem = Problem(f"/{name}", "required", f"{name!r} is required: it cannot be unset")
+            raise ValidationError([problem], type_name=type(self).__name__)
+        else:
+            super().__delattr__(name)
+
+    def _unset(self, name: str) -> None:
+        """Leave the optional field ``name`` absent, as if it was never given."""
+        self.__dict__[name] = None
+        self.__pydantic_fields_set__.discard(name)
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """Pydantic's ``model_copy``; ``None`` in ``update`` unsets an optional field."""
+        if update is not None and not isinstance(update, Mapping):
+            raise OptionError(
+                f"update must be a mapping of field names, not {type(update).__name__}"
+            )
+        if update:
+            omittable = self.__cs_omittable__
+            unset = [k for k, v in update.items() if v is None and k in omittable]
+            if unset:
+                update = {k: v for k, v in update.items() if k not in unset}
+                copy = super().model_copy(update=update, deep=deep)
+                for name in unset:
+                    copy._unset(name)
+                return copy
+        return super().model_copy(update=update, deep=deep)
 
 
 class TaggedModel(WireModel):

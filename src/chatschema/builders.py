@@ -1,5 +1,8 @@
 """Short constructors for the common cases.
 
+Each raises :class:`chatschema.ValidationError` naming the field that is wrong,
+such as ``/content``, for content of the wrong type as for what the model refuses.
+
 The models take keyword arguments (``UserMessage(content="hi")``); these functions
 take the content positionally, which reads well in application code::
 
@@ -17,14 +20,21 @@ from chatschema_models.content import ContentBlock, ImageBlock, TextBlock
 from chatschema_models.message import AssistantMessage, SystemMessage, ToolMessage, UserMessage
 from chatschema_models.tool import ToolCall
 
+from chatschema.errors import wrong_type
+
 __all__ = ["assistant", "image", "system", "text", "tool_call", "tool_result", "user"]
 
 ContentLike = str | Sequence[str | ContentBlock]
 
 
-def _content(content: ContentLike) -> str | list[ContentBlock]:
+_CONTENT = "a string or a list of strings and content blocks"
+
+
+def _content(content: ContentLike, type_name: str) -> str | list[ContentBlock]:
     if isinstance(content, str):
         return content
+    if not isinstance(content, (list, tuple)):
+        raise wrong_type(content, _CONTENT, type_name=type_name, pointer="/content")
     return [TextBlock(text=item) if isinstance(item, str) else item for item in content]
 
 
@@ -49,12 +59,12 @@ def image(
 
 def system(content: ContentLike, **fields: Any) -> SystemMessage:
     """A system message; strings in a list become text blocks."""
-    return SystemMessage(content=_content(content), **fields)
+    return SystemMessage(content=_content(content, "SystemMessage"), **fields)
 
 
 def user(content: ContentLike, **fields: Any) -> UserMessage:
     """A user message; strings in a list become text blocks."""
-    return UserMessage(content=_content(content), **fields)
+    return UserMessage(content=_content(content, "UserMessage"), **fields)
 
 
 def assistant(
@@ -62,8 +72,15 @@ def assistant(
 ) -> AssistantMessage:
     """An assistant message, optionally with tool calls."""
     if tool_calls:
+        if not isinstance(tool_calls, (list, tuple)):
+            raise wrong_type(
+                tool_calls,
+                "a list of tool calls",
+                type_name="AssistantMessage",
+                pointer="/tool_calls",
+            )
         fields["tool_calls"] = list(tool_calls)
-    return AssistantMessage(content=_content(content), **fields)
+    return AssistantMessage(content=_content(content, "AssistantMessage"), **fields)
 
 
 def tool_call(name: str, arguments: dict[str, Any], *, id: str, **fields: Any) -> ToolCall:
@@ -81,4 +98,6 @@ def tool_result(
     """The result of the tool call ``tool_call_id``."""
     if status != "success":
         fields["status"] = status
-    return ToolMessage(tool_call_id=tool_call_id, content=_content(content), **fields)
+    return ToolMessage(
+        tool_call_id=tool_call_id, content=_content(content, "ToolMessage"), **fields
+    )

@@ -20,23 +20,31 @@ __all__ = [
     "OptionError",
     "Problem",
     "SchemaValidationError",
+    "SettingsDroppedWarning",
     "StreamIncompleteError",
     "UnsupportedContentError",
     "ValidationError",
     "json_pointer",
+    "option_type_error",
+    "wrong_type",
 ]
 
 
-# A quoted value (Python's repr of a string) longer than 60 characters, in a message.
-_LONG_QUOTED = re.compile(  # not a schema pattern: "pattern|match '^...'"
-    r"(?<!pattern )(?<!match )(?:'(?:[^'\\\n]|\\.){61,}'" + r'|"(?:[^"\\\n]|\\.){61,}")'
+# Every quoted value (Python's repr of a string) of a message, read left to right so that
+# a closing quote never opens the next match; a schema's pattern ("pattern|match '^...'")
+# is matched too, to be left whole.
+_QUOTED = re.compile(  # a quote after a letter is an apostrophe ("candidate's"), not one
+    r"(pattern |match )?(?<!\w)('(?:[^'\\\n]|\\.)*'" + r'|"(?:[^"\\\n]|\\.)*")'
 )
+_LONGEST = 60
 _SHOWN = 24
 
 
 def _short(match: re.Match[str]) -> str:
-    quoted = match.group()
+    quoted = match.group(2)
     inner = quoted[1:-1]
+    if match.group(1) or len(inner) <= _LONGEST:
+        return match.group()
     return f"{quoted[0]}{inner[:_SHOWN]}{quoted[0]}... ({len(inner):,} characters)"
 
 
@@ -48,7 +56,7 @@ def shorten_quotes(text: str) -> str:
     """
     if len(text) <= 62:
         return text
-    return _LONG_QUOTED.sub(_short, text)
+    return _QUOTED.sub(_short, text)
 
 
 def json_pointer(path: Iterable[str | int]) -> str:
@@ -74,7 +82,7 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.pointer or '/'}: {self.message} [{self.keyword}]"
+        return f"{self.pointer or '(root)'}: {self.message} [{self.keyword}]"
 
 
 def _shortened(problems: Iterable[Problem]) -> Iterable[Problem]:
@@ -163,3 +171,59 @@ class StreamIncompleteError(ConversionError):
 
 class OptionError(ChatSchemaError, ValueError):
     """An unknown option, or an option with a value it does not take."""
+
+
+class SettingsDroppedWarning(ChatSchemaError, UserWarning):
+    """Settings ``encode`` left out under ``unsupported_settings="drop"`` (a warning).
+
+    Warned once per ``encode`` call; turned into an error (``-W error``), it is a
+    :class:`ChatSchemaError` like the rest.
+
+    Attributes:
+        provider: the target format.
+        problems: each setting left out, at its pointer (``/settings/top_k``).
+    """
+
+    def __init__(self, problems: Sequence[Problem], *, provider: str) -> None:
+        self.provider = provider
+        self.problems: tuple[Problem, ...] = tuple(problems)
+        count = len(self.problems)
+        shown = "; ".join(
+            f"{problem.pointer}: {problem.message.split(': ', 1)[-1]}" for problem in self.problems
+        )
+        super().__init__(
+            f"{provider}: {count} setting{'s' * (count != 1)} left out "
+            f"(unsupported_settings='drop'): {shown}"
+        )
+
+
+def _kind(value: object) -> str:
+    """A value's Python type for a message; a short scalar with its value."""
+    name = type(value).__name__
+    if isinstance(value, (str, int, float)) and len(repr(value)) <= 24:
+        return f"{name} {value!r}"
+    return name
+
+
+def wrong_type(
+    value: object, expected: str, *, type_name: str, pointer: str = "", hint: str = ""
+) -> ValidationError:
+    """A :class:`ValidationError` for data of the wrong Python type where ``expected`` belongs.
+
+    >>> print(wrong_type(5, "a message", type_name="message"))
+    1 problem in message:
+      /: expected a message, got int 5 [type]
+    """
+    message = f"expected {expected}, got {_kind(value)}"
+    if hint:
+        message = f"{message}; {hint}"
+    return ValidationError([Problem(pointer, "type", message)], type_name=type_name)
+
+
+def option_type_error(name: str, value: object, expected: str) -> OptionError:
+    """An :class:`OptionError` for the argument ``name`` given a value of the wrong type.
+
+    >>> str(option_type_error("max_tokens", "100", "an integer"))
+    "max_tokens must be an integer, not str '100'"
+    """
+    return OptionError(f"{name} must be {expected}, not {_kind(value)}")

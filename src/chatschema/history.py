@@ -21,6 +21,7 @@ from chatschema_models.message import (
     SystemMessage,
     ToolMessage,
 )
+from chatschema_models.usage import Usage
 
 from chatschema._coerce import (
     _ROLE_ALIASES,
@@ -29,9 +30,9 @@ from chatschema._coerce import (
     _role,
     coerce_messages,
 )
-from chatschema._usage import add_usage
-from chatschema._wire import MessageBase
-from chatschema.errors import OptionError
+from chatschema._usage import add_usage as _add_usage
+from chatschema._wire import MessageBase, UsageBase
+from chatschema.errors import OptionError, option_type_error, wrong_type
 from chatschema.tokens import _approximate_message_tokens
 
 __all__ = [
@@ -49,6 +50,37 @@ RoleSpec = str | type | Sequence[str | type]
 
 
 # ---------------------------------------------------------------------------- units
+
+
+def _is_integer(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _strings(name: str, value: Sequence[str] | None) -> Sequence[str] | None:
+    """A list-of-strings option as given; an error for anything else."""
+    if value is None:
+        return None
+    if not isinstance(value, (list, tuple, set, frozenset)) or not all(
+        isinstance(item, str) for item in value
+    ):
+        raise option_type_error(name, value, "a list of strings")
+    return value
+
+
+def add_usage(left: Usage, right: Usage) -> Usage:
+    """The sum of two usages; details are added key by key (absent counts as 0).
+
+    Raises:
+        ValidationError: for a value that is not a :class:`Usage`.
+    """
+    for side, value in (("left", left), ("right", right)):
+        if not isinstance(value, UsageBase):
+            raise wrong_type(value, f"a Usage ({side})", type_name="Usage")
+    return _add_usage(left, right)
 
 
 def _units(messages: Sequence[Message]) -> list[tuple[int, int]]:
@@ -85,7 +117,12 @@ def _matcher(spec: RoleSpec | None) -> Callable[[Message], bool] | None:
     """
     if spec is None:
         return None
-    items = [spec] if isinstance(spec, (str, type)) else list(spec)
+    if isinstance(spec, (str, type)):
+        items: list[Any] = [spec]
+    elif isinstance(spec, (list, tuple, set, frozenset)):
+        items = list(spec)
+    else:
+        raise option_type_error("message types", spec, "a role, a message class or a list of them")
     roles = {_role(item) for item in items if isinstance(item, str)}
     classes: list[type] = []
     for item in items:
@@ -247,6 +284,10 @@ def trim_messages(
     Raises:
         OptionError: for incompatible or unknown arguments.
     """
+    if not _is_integer(max_tokens):
+        raise option_type_error("max_tokens", max_tokens, "an integer")
+    if text_splitter is not None and not callable(text_splitter):
+        raise option_type_error("text_splitter", text_splitter, "a function of a string")
     if strategy not in ("first", "last"):
         raise OptionError(f"unknown strategy {strategy!r}; expected 'first' or 'last'")
     if strategy == "first" and (start_on is not None or include_system):
@@ -402,6 +443,12 @@ def filter_messages(
     assistant message left with no content goes too); a list of call ids removes
     just those calls and their results.
     """
+    include_names = _strings("include_names", include_names)
+    exclude_names = _strings("exclude_names", exclude_names)
+    include_ids = _strings("include_ids", include_ids)
+    exclude_ids = _strings("exclude_ids", exclude_ids)
+    if not isinstance(exclude_tool_calls, bool) and exclude_tool_calls is not None:
+        _strings("exclude_tool_calls", exclude_tool_calls)
     includes = _matcher(include_types)
     excludes = _matcher(exclude_types)
     any_include = any(x is not None for x in (include_names, include_types, include_ids))
@@ -470,6 +517,8 @@ def merge_message_runs(
     its own call). Unlike LangChain, messages with different names (different
     participants) are not merged, and the later messages' data is kept.
     """
+    if not isinstance(chunk_separator, str):
+        raise option_type_error("chunk_separator", chunk_separator, "a string")
     out: list[Message] = []
     for message in coerce_messages(messages):
         previous = out[-1] if out else None
@@ -510,6 +559,13 @@ def merge_message_runs(
 # ----------------------------------------------------------------------- truncation
 
 
+def _check_truncation(max_chars: object, head: object) -> None:
+    if not _is_integer(max_chars):
+        raise option_type_error("max_chars", max_chars, "an integer")
+    if not _is_number(head) or not 0 <= cast(float, head) <= 1:
+        raise option_type_error("head", head, "a number from 0 to 1")
+
+
 def truncate_text(text: str, max_chars: int, *, head: float = 0.5) -> str:
     """Keep the head and the tail of ``text`` within ``max_chars``, with a notice.
 
@@ -517,7 +573,14 @@ def truncate_text(text: str, max_chars: int, *, head: float = 0.5) -> str:
         text: the text.
         max_chars: the most characters to keep (the notice included).
         head: the share of the kept characters taken from the start.
+
+    Raises:
+        ValidationError: for a ``text`` that is not a string.
+        OptionError: for a ``max_chars`` or ``head`` of the wrong type.
     """
+    if not isinstance(text, str):
+        raise wrong_type(text, "a string", type_name="text")
+    _check_truncation(max_chars, head)
     if len(text) <= max_chars:
         return text
     removed = len(text) - max_chars
@@ -537,7 +600,14 @@ def truncate_tool_output(
     its head and tail with a notice of how much was removed. When the message has no
     ``artifact``, the original content goes there, so nothing is lost (the artifact is
     never sent to a model).
+
+    Raises:
+        ValidationError: for a ``message`` that is not a :class:`ToolMessage`.
+        OptionError: for a ``max_chars`` or ``head`` of the wrong type.
     """
+    if not isinstance(message, ToolMessage):
+        raise wrong_type(message, "a ToolMessage", type_name="ToolMessage")
+    _check_truncation(max_chars, head)
     content = message.content
     if isinstance(content, str):
         if len(content) <= max_chars:

@@ -15,7 +15,9 @@ from collections.abc import Iterable
 
 from chatschema_models.message import AssistantMessage, Message, ToolMessage
 
+from chatschema._coerce import MessageLike, coerce_messages
 from chatschema._render import block_to_str, content_to_str, pretty_repr, text_json
+from chatschema.errors import option_type_error
 
 __all__ = ["block_to_str", "content_to_str", "get_buffer_string", "pretty_print", "pretty_repr"]
 
@@ -23,7 +25,7 @@ _PREFIXES = {"system": "System", "user": "Human", "assistant": "AI", "tool": "To
 
 
 def get_buffer_string(
-    messages: Iterable[Message],
+    messages: Iterable[Message] | Iterable[MessageLike],
     *,
     human_prefix: str = "Human",
     ai_prefix: str = "AI",
@@ -34,11 +36,19 @@ def get_buffer_string(
 
     Non-text content appears as placeholders; an assistant's tool calls as
     ``name(arguments JSON)`` after its text; a tool result names its call.
+    ``messages`` may be anything :func:`chatschema.coerce_messages` reads.
+
+    Raises:
+        ValidationError: for something that is not a list of messages.
+        OptionError: for a prefix that is not a string.
     """
     prefixes = {"system": system_prefix, "user": human_prefix, "assistant": ai_prefix}
     prefixes["tool"] = tool_prefix
+    for role, prefix in prefixes.items():
+        if not isinstance(prefix, str):
+            raise option_type_error(f"the {role} prefix", prefix, "a string")
     lines = []
-    for message in messages:
+    for message in coerce_messages(messages):
         text = "\n".join(content_to_str(message))
         if isinstance(message, AssistantMessage) and message.tool_calls:
             calls = "\n".join(
@@ -52,5 +62,9 @@ def get_buffer_string(
 
 
 def pretty_print(message: Message) -> None:
-    """Print :func:`pretty_repr` of a message."""
+    """Print :func:`pretty_repr` of a message.
+
+    Raises:
+        ValidationError: for something that is not a message model.
+    """
     print(pretty_repr(message))

@@ -35,7 +35,7 @@ from chatschema_models.message import AssistantMessage, Message, ToolMessage
 from chatschema_models.tool import ToolDefinition
 
 from chatschema._coerce import MessageLike, coerce_messages
-from chatschema.errors import ChatSchemaError
+from chatschema.errors import ChatSchemaError, option_type_error, wrong_type
 
 __all__ = ["TokenizerUnavailableError", "count_tokens_approximately", "tiktoken_counter"]
 
@@ -68,8 +68,19 @@ def count_tokens_approximately(
 
     Raises:
         ValidationError: for a message or tool definition that cannot be read.
+        OptionError: for a numeric option that is not a number (or not positive,
+            for ``chars_per_token``).
     """
     messages = coerce_messages(messages)
+    _check_numbers(
+        extra_tokens_per_message=extra_tokens_per_message,
+        tokens_per_image=tokens_per_image,
+        tokens_per_media=tokens_per_media,
+    )
+    if not _is_number(chars_per_token) or chars_per_token <= 0:
+        raise option_type_error("chars_per_token", chars_per_token, "a positive number")
+    if tools is not None and not isinstance(tools, (list, tuple)):
+        raise wrong_type(tools, "a list of tool definitions", type_name="tools")
     total = 0.0
     if tools:
         text = sum(_json_length(_tool_data(tool)) for tool in tools)
@@ -79,6 +90,17 @@ def count_tokens_approximately(
         total += math.ceil(characters / chars_per_token) + extra_tokens_per_message
         total += images * tokens_per_image + media * tokens_per_media
     return math.ceil(total)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _check_numbers(**options: object) -> None:
+    """Numeric options: numbers (``bool`` is not one)."""
+    for name, value in options.items():
+        if not _is_number(value):
+            raise option_type_error(name, value, "a number")
 
 
 def _tool_data(tool: Any) -> dict[str, Any]:
@@ -126,7 +148,16 @@ def tiktoken_counter(
     Raises:
         TokenizerUnavailableError: tiktoken is not installed, or the encoding's file
             is not in the cache (``TIKTOKEN_CACHE_DIR``); nothing is downloaded.
+        OptionError: for an ``encoding`` that is neither a name nor an encoding
+            object, or a numeric option that is not a number.
     """
+    _check_numbers(
+        extra_tokens_per_message=extra_tokens_per_message,
+        tokens_per_image=tokens_per_image,
+        tokens_per_media=tokens_per_media,
+    )
+    if not isinstance(encoding, str) and not callable(getattr(encoding, "encode", None)):
+        raise option_type_error("encoding", encoding, "an encoding name or a tiktoken.Encoding")
     try:
         import tiktoken
         import tiktoken_ext.openai_public as public  # type: ignore[import-untyped]

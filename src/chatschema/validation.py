@@ -16,6 +16,7 @@ Validators and type adapters are built once per type, on first use.
 
 from __future__ import annotations
 
+import builtins
 import json
 import re
 from collections.abc import Iterator, Mapping
@@ -32,7 +33,14 @@ from chatschema import limits
 from chatschema._gc import collector_paused
 from chatschema._masking import masked_repr
 from chatschema._models import MODELS
-from chatschema.errors import Problem, SchemaValidationError, ValidationError, json_pointer
+from chatschema.errors import (
+    OptionError,
+    Problem,
+    SchemaValidationError,
+    ValidationError,
+    json_pointer,
+    wrong_type,
+)
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
@@ -45,6 +53,7 @@ __all__ = [
     "parse_conversation",
     "parse_message",
     "parse_messages",
+    "schema_problems",
     "to_dict",
     "to_json",
     "validate",
@@ -85,8 +94,11 @@ TYPE_NAMES: frozenset[str] = frozenset(MODELS)
 
 
 def _check_type_name(type: str) -> None:
-    if type not in TYPE_NAMES:
-        raise ValueError(f"unknown type {type!r}; expected one of {', '.join(sorted(TYPE_NAMES))}")
+    if not isinstance(type, str) or type not in TYPE_NAMES:
+        shown_type = repr(type) if isinstance(type, str) else f"{builtins.type(type).__name__}"
+        raise OptionError(
+            f"unknown type {shown_type[:60]}; expected one of {', '.join(sorted(TYPE_NAMES))}"
+        )
 
 
 # --------------------------------------------------------------------------- JSON Schema
@@ -275,8 +287,8 @@ def _union_problems(error: JsonSchemaError, path: list[str | int]) -> Iterator[P
             if _branch(sub) == matching[0]:
                 yield from _schema_problems(sub)
         return
-    if context and all(sub.validator == "required" for sub in context):
-        names = ", ".join(name for sub in context for name in cast(list[str], sub.validator_value))
+    if all(isinstance(branch, dict) and set(branch) == {"required"} for branch in union):
+        names = ", ".join(name for branch in union for name in cast(list[str], branch["required"]))
         yield Problem(here, "anyOf", f"needs one of {names}")
         return
     wrong_type = {_branch(sub) for sub in context if sub.validator == "type" and not sub.path}
@@ -324,9 +336,24 @@ def schema_problems(instance: Any, type: str = "Message") -> list[Problem]:
         return list(error.problems)
     try:
         errors = list(_validator(type).iter_errors(instance))
-        return _dedupe(p for error in errors for p in _schema_problems(error))
+        problems = _dedupe(p for error in errors for p in _schema_problems(error))
     except RecursionError:
         return [Problem("", "depth", "the document is nested too deeply to validate")]
+    if problems and isinstance(instance, (str, bytes, bytearray)):
+        return [_text_hint(problem, type) for problem in problems]
+    return problems
+
+
+def _text_hint(problem: Problem, type: str) -> Problem:
+    """A root type problem of text given to :func:`validate`: say how to check JSON text."""
+    if problem.pointer or problem.keyword != "type":
+        return problem
+    return Problem(
+        "",
+        "type",
+        f"{problem.message} (validate() checks a parsed JSON value, not JSON text: "
+        f"read text with parse(text, type) or validate(json.loads(text), type))",
+    )
 
 
 def validate(instance: Any, type: str = "Message") -> None:
@@ -334,13 +361,14 @@ def validate(instance: Any, type: str = "Message") -> None:
 
     Args:
         instance: a parsed JSON value (``dict``, ``list`` ...) or a chatschema model.
-            A ``str`` is a JSON string, not JSON text: use :func:`parse` for text.
+            A ``str`` is a JSON string value, not JSON text: where the type is an
+            object, the problem says so and names :func:`parse` (which reads text).
         type: the schema type, such as ``"Message"``, ``"Conversation"``,
             ``"ContentBlock"`` or ``"TextBlock"`` (see :data:`TYPE_NAMES`).
 
     Raises:
         SchemaValidationError: listing every problem with its JSON pointer and keyword.
-        ValueError: for an unknown ``type``.
+        OptionError: for an unknown ``type`` (a ``ValueError`` too).
     """
     problems = schema_problems(instance, type)
     if problems:
@@ -520,6 +548,20 @@ def _pydantic_problems(error: pydantic.ValidationError, data: Any, type_name: st
     return _dedupe(iter(problems))
 
 
+def model_problems(error: pydantic.ValidationError, data: Any, type_name: str) -> list[Problem]:
+    """A model's refusal of ``data`` as problems with JSON pointers into ``data``.
+
+    What a model's constructor and ``model_validate`` raise
+    (:class:`chatschema._wire.ModelValidationError`) lists these.
+    """
+    return _pydantic_problems(error, data, type_name)
+
+
+def loads_for_errors(data: Any) -> Any:
+    """JSON text parsed for locating errors (``None`` when it is not JSON); other data as is."""
+    return _loads_for_errors(data)
+
+
 def _loads_for_errors(data: Any) -> Any:
     if isinstance(data, (str, bytes, bytearray)):
         try:
@@ -536,10 +578,21 @@ def _too_deep_text(data: str | bytes | bytearray) -> Problem:
     return problem if problem is not None else limits.too_deep()
 
 
+_BOM = "\ufeff"
+_BOM_BYTES = b"\xef\xbb\xbf"
+
+
 @collector_paused
 def _run(adapter: TypeAdapter[_T], data: JSONInput, type_name: str) -> _T:
     text = isinstance(data, (str, bytes, bytearray))
-    if not text:
+    if text:
+        # a UTF-8 byte order mark before JSON text is skipped, as the CLI does
+        if isinstance(data, str):
+            if data.startswith(_BOM):
+                data = data[1:]
+        elif isinstance(data, (bytes, bytearray)) and data.startswith(_BOM_BYTES):
+            data = data[3:]
+    else:
         # Python data: the limits first, before any work (JSON text: the parser
         # bounds the depth, and no string can be longer than the text).
         # Models held by the data (a list of messages to encode) were checked when
@@ -596,7 +649,7 @@ def parse(data: JSONInput, type: Any = "Message") -> Any:
     Raises:
         ValidationError: listing every problem with its JSON pointer and keyword.
     """
-    if not isinstance(type, str):
+    if not isinstance(type, str) and isinstance(getattr(type, "__name__", None), str):
         type = type.__name__
     _check_type_name(type)
     return _run(_adapter(type), data, type)
@@ -646,14 +699,28 @@ def _unserializable(model: BaseModel, error: Exception) -> ValidationError:
     return ValidationError([problem], type_name=type(model).__name__)
 
 
+def _not_a_model(value: Any, function: str) -> ValidationError:
+    return wrong_type(
+        value,
+        "a chatschema model",
+        type_name=f"{function}() argument",
+        hint="to check a dict use validate(); to read one into a model use parse()",
+    )
+
+
 def to_dict(model: BaseModel) -> dict[str, Any]:
     """The canonical JSON form of a model: what was set, nothing added, nothing lost.
 
+    An optional field is never written as ``null``: unset it (``None`` or ``del``,
+    see docs/concepts.md) and it is left out.
+
     Raises:
-        ValidationError: for a model built in code that JSON cannot hold (values
-            nested deeper than :data:`chatschema.limits.MAX_DEPTH`, non-JSON values
-            in free-form fields).
+        ValidationError: for something that is not a model, and for a model built in
+            code that JSON cannot hold (values nested deeper than
+            :data:`chatschema.limits.MAX_DEPTH`, non-JSON values in free-form fields).
     """
+    if not isinstance(model, BaseModel):
+        raise _not_a_model(model, "to_dict")
     try:
         return model.model_dump(mode="json", exclude_unset=True)
     except (ValueError, RecursionError) as error:
@@ -666,6 +733,8 @@ def to_json(model: BaseModel) -> str:
     Raises:
         ValidationError: as :func:`to_dict`.
     """
+    if not isinstance(model, BaseModel):
+        raise _not_a_model(model, "to_json")
     try:
         return model.model_dump_json(exclude_unset=True)
     except (ValueError, RecursionError) as error:
