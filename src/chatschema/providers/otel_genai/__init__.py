@@ -26,7 +26,8 @@ Decisions (``docs/providers/otel_genai.md`` has the full mapping table):
   ``gen_ai.system_instructions``.
 - Content the schemas have no typed part for (refusals, text documents, other
   formats' blocks) is a generic part; a tool choice and settings without an
-  attribute fall under the ``unsupported`` policy.
+  attribute fall under the ``unsupported`` policy (:mod:`chatschema.telemetry`
+  leaves them out and lists them in ``chatschema.omitted``, never raises).
 - Decoding is lenient: deviations of real instrumentations are read and listed
   under ``extras["otel_genai"]["chatschema.problems"]`` (``response_metadata`` for
   replies), and nothing is dropped.

@@ -9,10 +9,10 @@ vision. Opaque provider data is left out by rule, and said so (:data:`.wire.OMIT
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from chatschema_models.content import (
@@ -47,8 +47,10 @@ from chatschema.providers._common import (
     json_text,
     parse_arguments,
     raise_problems,
+    structural_error,
     to_conversation,
 )
+from chatschema.providers._common.options import report_dropped_settings
 from chatschema.providers.otel_genai.fast import fast_messages
 from chatschema.providers.otel_genai.wire import (
     CONTENT_ATTRIBUTES,
@@ -58,6 +60,7 @@ from chatschema.providers.otel_genai.wire import (
     MARKERS,
     MODALITIES,
     NAME,
+    NO_ATTRIBUTE,
     OMITTED,
     OPAQUE_FIELDS,
     OPAQUE_KEYS,
@@ -103,7 +106,7 @@ class OtelEncodeOptions(EncodeOptions, total=False):
     those decoded from ``gen_ai.system_instructions`` go back there either way)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclasses.dataclass(frozen=True, slots=True)
 class Telemetry:
     """The resolved options of this format only (see :class:`OtelEncodeOptions`)."""
 
@@ -172,6 +175,7 @@ def encode(messages: Any, **options: Unpack[OtelEncodeOptions]) -> dict[str, Any
     encoder = _Encoder(resolved, telemetry, collect=resolved.check)
     attributes = encoder.run(to_conversation(messages))
     raise_problems(encoder.problems, NAME)
+    report_dropped_settings(encoder.dropped_settings, NAME)
     return attributes
 
 
@@ -208,6 +212,64 @@ def encode_output(message: Any, **options: Unpack[OtelEncodeOptions]) -> list[di
     Raises:
         UnsupportedContentError: for images without vision (``unsupported="error"``).
     """
+    value, problems = _output(message, options, lenient=False)
+    raise_problems(problems, NAME)
+    return value
+
+
+@guarded(NAME)
+def encode_lenient(
+    messages: Any, **options: Unpack[OtelEncodeOptions]
+) -> tuple[dict[str, Any], list[Problem]]:
+    """:func:`encode` for recording: what the conventions cannot say is left out, not raised.
+
+    Each value the conventions cannot say (a tool choice, a reasoning effort, a JSON
+    schema for the answer, parameters that are not draft-07) is left out of the
+    attributes and listed, whatever the policies; images under ``vision=False``
+    are listed under ``unsupported="error"``, and ``"drop"`` and ``"placeholder"``
+    apply to them as in :func:`encode`.
+
+    Returns:
+        The attributes and the problems, each with the pointer of what was left out.
+
+    Raises:
+        ValidationError: for input that is not a conversation.
+        OptionError: for unknown options or bad values.
+    """
+    resolved, telemetry = resolve(options)
+    encoder = _Encoder(resolved, telemetry, collect=True)
+    encoder.list_dropped = True
+    attributes = encoder.run(to_conversation(messages))
+    return attributes, [*encoder.problems, *encoder.dropped_settings]
+
+
+@guarded(NAME)
+def encode_output_lenient(
+    message: Any, **options: Unpack[OtelEncodeOptions]
+) -> tuple[list[dict[str, Any]] | str, list[Problem]]:
+    """:func:`encode_output` for recording: what it would refuse is left out and listed.
+
+    The problems' pointers are the reply's (``/content/<block>``).
+
+    Raises:
+        UnsupportedContentError: for a message that is not an assistant message.
+        ValidationError: for input that is not a message.
+        OptionError: for unknown options or bad values.
+    """
+    value, problems = _output(message, options, lenient=True)
+    prefix = "/messages/0"
+    return value, [
+        dataclasses.replace(problem, pointer=problem.pointer.removeprefix(prefix))
+        if problem.pointer.startswith(f"{prefix}/")
+        else problem
+        for problem in problems
+    ]
+
+
+def _output(
+    message: Any, options: Mapping[str, Any], *, lenient: bool
+) -> tuple[list[dict[str, Any]] | str, list[Problem]]:
+    """The output message value, and the problems found (collect mode when asked)."""
     resolved, telemetry = resolve(options)
     conversation = to_conversation([message])
     reply = conversation.messages[0]
@@ -215,9 +277,8 @@ def encode_output(message: Any, **options: Unpack[OtelEncodeOptions]) -> list[di
         raise UnsupportedContentError(
             f"an output message is an assistant message, not {reply.role!r}", provider=NAME
         )
-    encoder = _Encoder(resolved, telemetry, collect=resolved.check)
+    encoder = _Encoder(resolved, telemetry, collect=lenient or resolved.check)
     wire = encoder.assistant(0, reply)
-    raise_problems(encoder.problems, NAME)
     reason = reply.raw_finish_reason if reply.provider == NAME else None
     if reason is None:
         reason = FROM_NEUTRAL_FINISH.get(reply.finish_reason or "")
@@ -225,7 +286,7 @@ def encode_output(message: Any, **options: Unpack[OtelEncodeOptions]) -> list[di
         reason = reply.raw_finish_reason or reply.finish_reason or UNKNOWN_FINISH
     wire["finish_reason"] = reason
     value = [wire]
-    return json_text(value) if telemetry.json_strings else value
+    return (json_text(value) if telemetry.json_strings else value), encoder.problems
 
 
 # ===================================================================== the encoder
@@ -238,6 +299,7 @@ class _Encoder(EncodePass):
         super().__init__(options, collect=collect)
         self.telemetry = telemetry
         self.server_tools: dict[str, str] = {}  # server tool call id -> its type
+        self.list_dropped = False  # encode_lenient: what refuse drops is listed too
 
     def run(self, conversation: Conversation) -> dict[str, Any]:
         """The attributes of a whole conversation."""
@@ -257,10 +319,7 @@ class _Encoder(EncodePass):
                 self.tool(position, tool) for position, tool in enumerate(conversation.tools)
             ]
         if conversation.tool_choice is not None:
-            self.refuse(
-                "/tool_choice",
-                "a tool choice: the GenAI conventions have no attribute for it",
-            )
+            self.refuse("/tool_choice", "a tool choice")
         if conversation.id is not None:
             attributes[CONVERSATION_ID] = conversation.id
         if conversation.settings is not None:
@@ -281,20 +340,23 @@ class _Encoder(EncodePass):
 
     # ----------------------------------------------------------------- refusals
 
-    def refuse(self, where: str, what: str) -> None:
-        """Apply the unsupported policy to a request-level value (not in a message)."""
+    def refuse(self, where: str, what: str, why: str = NO_ATTRIBUTE) -> None:
+        """Apply the unsupported policy to a value at ``where`` (not a message's block).
+
+        ``what`` is a noun phrase, ``why`` the reason: "otel_genai cannot carry
+        <what> (<why>)".
+        """
         options = self.options
+        problem = Problem(where, "unsupported_content", f"{NAME} cannot carry {what} ({why})")
         if options.unsupported != "error":
             self.dropped += 1
+            if self.list_dropped:
+                self.problems.append(problem)
             return
         if self.collect:
-            self.problems.append(
-                Problem(where, "unsupported_content", f"{what} cannot be sent to {NAME}")
-            )
+            self.problems.append(problem)
             return
-        raise UnsupportedContentError(
-            f"{where[1:]}: {what} (options: unsupported='drop' leaves it out)", provider=NAME
-        )
+        raise structural_error([problem], NAME)  # as with check on
 
     # ----------------------------------------------------------------- settings
 
@@ -306,16 +368,18 @@ class _Encoder(EncodePass):
             if value is not None:
                 # Registry: top_k is a double; every other value keeps its type.
                 attributes[key] = float(value) if field == "top_k" else copy.copy(value)
-        for field in UNSUPPORTED_SETTINGS:
-            if values.get(field) is not None:
-                self.refuse(f"/settings/{field}", f"settings.{field}: no GenAI attribute")
+        for field, what in UNSUPPORTED_SETTINGS.items():
+            if values.get(field) is not None:  # (unsupported_settings decides)
+                reason = f"{NAME} cannot carry {what} ({NO_ATTRIBUTE})"
+                self.unsupported_setting(f"/settings/{field}", reason)
         response_format = values.get("response_format")
         if response_format is not None:
             kind = OUTPUT_TYPES.get(response_format.type)
             if kind is None:
-                self.refuse(
+                self.unsupported_setting(
                     "/settings/response_format",
-                    "settings.response_format: gen_ai.output.type says json, not the schema",
+                    f"{NAME} cannot carry a JSON schema for the answer "
+                    "(gen_ai.output.type says json, not which schema)",
                 )
             else:
                 attributes[OUTPUT_TYPE] = kind
@@ -682,7 +746,8 @@ class _Encoder(EncodePass):
             # Tool definitions schema: parameters "MUST conform to JSON Schema draft-07"
             self.refuse(
                 f"/tools/{position}/parameters",
-                f"the parameters of tool {tool.name} are not a draft-07 JSON Schema",
+                f"the parameters of tool {tool.name!r}",
+                "the GenAI conventions require a draft-07 JSON Schema",
             )
             tool = tool.model_copy(update={"parameters": {}})
             ours = {**ours, "no_parameters": True}

@@ -40,8 +40,13 @@ SETTINGS: Final[dict[str, str]] = {
     "presence_penalty": "gen_ai.request.presence_penalty",
     "frequency_penalty": "gen_ai.request.frequency_penalty",
 }
-UNSUPPORTED_SETTINGS: Final = ("reasoning_effort", "thinking_budget")
-"""Settings the registry has no attribute for (``response_format`` with a schema too)."""
+UNSUPPORTED_SETTINGS: Final[dict[str, str]] = {
+    "reasoning_effort": "a reasoning effort",
+    "thinking_budget": "a thinking budget",
+}
+"""Settings the registry has no attribute for (``response_format`` with a schema too),
+with the words the refusal uses."""
+NO_ATTRIBUTE: Final = "the GenAI conventions have no attribute for it"
 # gen_ai.output.type: "text", "json", "image", "speech"; json carries no schema.
 OUTPUT_TYPES: Final[dict[str, str]] = {"text": "text", "json_object": "json"}
 
