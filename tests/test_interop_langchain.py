@@ -114,12 +114,15 @@ def test_human_message_v1_data_blocks() -> None:
 
 
 def test_provider_native_items_are_kept_unchanged() -> None:
+    # OpenAI `image_url` parts and v0 `source_type` blocks are media LangChain documents:
+    # neutral blocks (tests/test_interop_langchain_media.py has every form)
     message = lc.HumanMessage(
         content=[
             "plain string item",
             {"type": "image_url", "image_url": {"url": "https://example.com/x.png"}},
             {"type": "text", "text": "cached", "cache_control": {"type": "ephemeral"}},
             {"type": "image", "source_type": "base64", "data": PNG, "mime_type": "image/png"},
+            {"type": "document", "source": {"type": "text", "data": "Anthropic-native"}},
         ],
         custom_field=[1, 2],
     )
@@ -128,9 +131,9 @@ def test_provider_native_items_are_kept_unchanged() -> None:
         "content": [
             {"type": "text", "text": "plain string item", "extras": {"langchain": {"raw": True}}},
             {
-                "type": "non_standard",
-                "value": {"type": "image_url", "image_url": {"url": "https://example.com/x.png"}},
-                "extras": {"langchain": {"raw": True}},
+                "type": "image",
+                "url": "https://example.com/x.png",
+                "extras": {"langchain": {"form": "openai"}},
             },
             {
                 "type": "text",
@@ -139,12 +142,16 @@ def test_provider_native_items_are_kept_unchanged() -> None:
                 "extras": {"langchain": {"placement": "top_level"}},
             },
             {
+                "type": "image",
+                "base64": PNG,
+                "mime_type": "image/png",
+                "extras": {"langchain": {"source_type": "base64"}},
+            },
+            {
                 "type": "non_standard",
                 "value": {
-                    "type": "image",
-                    "source_type": "base64",
-                    "data": PNG,
-                    "mime_type": "image/png",
+                    "type": "document",
+                    "source": {"type": "text", "data": "Anthropic-native"},
                 },
                 "extras": {"langchain": {"raw": True}},
             },

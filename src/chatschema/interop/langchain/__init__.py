@@ -25,9 +25,14 @@ LangChain -> neutral keeps everything: what the neutral model cannot name goes t
 ``extras["langchain"]`` of the message or block (for a reply's response metadata:
 ``response_metadata["langchain"]``), keyed as it was on the LangChain object, and
 comes back out, so LangChain -> neutral -> LangChain gives an equal message, with the
-exceptions listed in ``docs/interop.md``. Content items that are not LangChain v1
-standard blocks (provider-native blocks such as Anthropic ``thinking``, OpenAI
-``image_url``) become ``non_standard`` blocks holding the item unchanged, unless
+exceptions listed in ``docs/interop.md``. Images, audio and files are neutral blocks in
+every spelling LangChain documents: v1 blocks, OpenAI Chat Completions parts
+(``image_url``, ``input_audio``, ``file``), v0 ``source_type`` blocks, base64 ``data:``
+URLs (as ``base64`` + ``mime_type``); the spelling is recorded in
+``extras["langchain"]`` (``{"form": "openai"}``, ``{"source_type": ...}``,
+``{"form": "data_url"}``) and the block goes back in it. Other content items that are
+not LangChain v1 standard blocks (provider-native blocks such as Anthropic
+``thinking``) become ``non_standard`` blocks holding the item unchanged, unless
 ``standardize=True`` asks LangChain's own translators (``content_blocks``) first.
 """
 

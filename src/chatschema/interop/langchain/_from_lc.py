@@ -2,15 +2,19 @@
 
 Everything is kept: what the neutral model cannot name goes to
 ``extras["langchain"]`` of the message or block (a reply's response metadata:
-``response_metadata["langchain"]``); content items that are not LangChain v1 standard
-blocks become ``non_standard`` blocks, unless ``standardize=True`` asks LangChain's
-translators first. Data carried under ``"chatschema"`` is restored.
+``response_metadata["langchain"]``). Media in LangChain's other spellings (OpenAI
+parts, v0 blocks, ``data:`` URLs) are neutral media blocks that record the spelling;
+other content items that are not LangChain v1 standard blocks become ``non_standard``
+blocks, unless ``standardize=True`` asks LangChain's translators first. Data carried
+under ``"chatschema"`` is restored.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import mimetypes
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, cast
 
@@ -30,8 +34,17 @@ from chatschema.interop._common import (
 from chatschema.interop.langchain._shared import (
     _DATA_TYPES,
     _LC_PROVIDERS,
+    AUDIO_MIME,
+    DATA_URL_FORM,
     ESCAPE_KEY,
+    FORM,
+    GUESSED,
+    IMAGE_DETAILS,
     NAMESPACE,
+    OPENAI_FORM,
+    OPENAI_KEYS,
+    OPENAI_MARKERS,
+    V0_SOURCES,
     LCContent,
     _derived_finish_reason,
     _error,
@@ -39,6 +52,9 @@ from chatschema.interop.langchain._shared import (
     _is_index,
     _is_str,
     _same_call,
+    audio_format,
+    image_type,
+    parse_data_url,
 )
 from chatschema.validation import parse
 
@@ -55,15 +71,21 @@ def from_langchain(
             ``ToolMessage`` objects (their chunk subclasses are read as finished
             messages: use :func:`chunk_from_langchain` for stream chunks).
         standardize: read list content through LangChain's ``content_blocks``, whose
-            translators turn provider-native blocks (Anthropic ``thinking``, OpenAI
-            ``image_url`` ...) into standard ones. Lossy as those translators are; by
-            default (``False``) the content is read as it is and provider-native
-            blocks become ``non_standard`` blocks holding them unchanged.
+            translators turn provider-native blocks (Anthropic ``thinking`` ...) into
+            standard ones; the random ``lc_`` ids they give new blocks are left out.
+            Lossy as those translators are; by default (``False``) the content is
+            read as it is: images, audio and files in any spelling LangChain
+            documents (OpenAI ``image_url`` / ``input_audio`` / ``file`` parts, v0
+            ``source_type`` blocks, ``data:`` URLs) are neutral media blocks that go
+            back in that spelling, other provider-native blocks become
+            ``non_standard`` blocks holding them unchanged.
 
     Raises:
         ConversionError: an item is not a supported LangChain message, or does not
             fit the neutral model (names its index and lists the problems).
     """
+    if not isinstance(messages, Iterable) or isinstance(messages, (str, bytes, Mapping)):
+        raise _error(f"expected a list of LangChain messages, got {type(messages).__name__}", None)
     return [
         cast(Message, _message_from_lc(message, index, standardize=standardize))
         for index, message in enumerate(messages)
@@ -139,6 +161,8 @@ class _Reader:
         if isinstance(escape, dict):
             del self.lc_extras[ESCAPE_KEY]
             self.escape = dict(escape)
+        self.markers: dict[str, Any] = {}  # the LangChain spelling the block came in
+        self.reserved: set[str] = set()  # keys that would read back as such a record
 
     def take(self, key: str, check: Callable[[Any], bool], to: str | None = None) -> None:
         if key in self.rest and check(self.rest[key]):
@@ -154,7 +178,11 @@ class _Reader:
             self.take("index", _is_index)
             is_cache_control = lambda value: fits(value, "CacheControl")  # noqa: E731
             self.take_extra("cache_control", is_cache_control)
-            if "cache_control" not in self.out and "cache_control" in self.rest:
+            if (
+                "cache_control" not in self.out
+                and "cache_control" in self.rest
+                and "placement" not in self.rest  # where the record of it would go
+            ):
                 self.take("cache_control", is_cache_control)
                 if "cache_control" in self.out:
                     self.rest["placement"] = "top_level"
@@ -173,6 +201,7 @@ class _Reader:
         leftovers = dict(self.rest)
         if self.lc_extras:
             leftovers["extras"] = self.lc_extras
+        leftovers.update(self.markers)
         _merge_namespace(extras, leftovers)
         if extras:
             self.out["extras"] = extras
@@ -222,14 +251,42 @@ def _read_reasoning(reader: _Reader) -> bool:
     return True
 
 
+def _inline_url(reader: _Reader) -> None:
+    """A base64 ``data:`` URL given without a separate ``mime_type``: inline data."""
+    url = reader.out.get("url")
+    inline = (
+        parse_data_url(url) if isinstance(url, str) and "mime_type" not in reader.rest else None
+    )
+    if inline is not None and "base64" not in reader.out and "file_id" not in reader.out:
+        del reader.out["url"]
+        reader.out.update(mime_type=inline[0], base64=inline[1])
+        reader.markers[FORM] = DATA_URL_FORM
+
+
+def _guess_image_type(reader: _Reader, kind: str) -> None:
+    """Base64 image data without a media type (LangChain asks none): its bytes tell it."""
+    encoded = reader.out.get("base64")
+    if kind == "image" and isinstance(encoded, str) and "mime_type" not in reader.out:
+        mime = image_type(encoded) if "mime_type" not in reader.rest else None
+        if mime is not None:
+            reader.out["mime_type"] = mime
+            reader.markers[GUESSED] = True
+
+
 def _read_data(reader: _Reader) -> bool:
-    for key in ("url", "base64", "mime_type", "file_id"):
+    for key in ("url", "base64", "file_id"):
         reader.take(key, _is_str)
+    if reader.kind != "text-plain":
+        _inline_url(reader)
+    elif reader.rest.get("source_type") == "text":
+        reader.reserved.add("source_type")  # would read back as a v0 text block
+    reader.take("mime_type", _is_str)
+    _guess_image_type(reader, reader.kind)
     if reader.kind == "text-plain":
         for key in ("text", "title", "context"):
             reader.take(key, _is_str)
     elif reader.kind == "image":
-        reader.take_extra("detail", lambda value: value in ("auto", "low", "high", "original"))
+        reader.take_extra("detail", lambda value: value in IMAGE_DETAILS)
     elif reader.kind == "file":
         reader.take_extra("filename", nonempty_str)
     return True
@@ -265,21 +322,131 @@ _READERS: dict[str, Callable[[_Reader], bool]] = {
 }
 
 
+def _read_openai(reader: _Reader) -> str | None:
+    """An OpenAI Chat Completions part (``image_url``, ``input_audio``, ``file``).
+
+    Read as the openai_chat codec reads it: a data URL is inline data, ``detail`` and
+    ``filename`` are neutral fields; what else the part's inner object holds is kept
+    under its key (``extras["langchain"]["image_url"]`` ...).
+    """
+    inner: dict[str, Any]
+    if reader.kind == "image_url":
+        image = reader.rest.pop("image_url")
+        if isinstance(image, str):  # the bare URL string older LangChain docs show
+            url, inner = image, {}
+            reader.markers["bare_url"] = True
+        else:
+            inner = dict(image)
+            url = inner.pop("url")
+            if inner.get("detail") in IMAGE_DETAILS:
+                reader.out["detail"] = inner.pop("detail")
+        inline = parse_data_url(url)
+        if inline is not None:
+            reader.out.update(mime_type=inline[0], base64=inline[1])
+        else:
+            reader.out["url"] = url
+        kind = "image"
+    elif reader.kind == "input_audio":
+        inner = dict(reader.rest.pop("input_audio"))
+        data, fmt = inner.pop("data"), inner.pop("format")
+        mime = AUDIO_MIME.get(fmt.lower(), f"audio/{fmt.lower()}")
+        if audio_format(mime) != fmt:
+            inner["format"] = fmt  # a spelling the media type does not give back
+        reader.out.update(base64=data, mime_type=mime)
+        kind = "audio"
+    else:
+        inner = dict(reader.rest.pop("file"))
+        if nonempty_str(inner.get("filename")):
+            reader.out["filename"] = inner.pop("filename")
+        if nonempty_str(inner.get("file_id")):
+            reader.out["file_id"] = inner.pop("file_id")
+        if nonempty_str(inner.get("file_data")):
+            file_data = inner.pop("file_data")
+            inline = parse_data_url(file_data)
+            if inline is None:  # bare base64: the media type is a guess
+                name = reader.out.get("filename")
+                guessed = mimetypes.guess_type(name)[0] if name else None
+                inline = (guessed or "application/octet-stream", file_data)
+                reader.markers["bare_base64"] = True
+            reader.out.update(mime_type=inline[0], base64=inline[1])
+        kind = "file"
+    reader.markers[FORM] = OPENAI_FORM
+    if inner:
+        reader.markers[OPENAI_KEYS[kind]] = inner
+    reader.reserved.update(OPENAI_MARKERS[kind])
+    return kind
+
+
+def _read_v0(reader: _Reader) -> str | None:
+    """A LangChain v0 data block; its ``source_type`` stays as a leftover."""
+    source = reader.rest.get("source_type")
+    kind: str = reader.kind
+    if source == "url":
+        reader.take("url", _is_str)
+        _inline_url(reader)
+    elif source == "base64":
+        reader.take("data", _is_str, to="base64")
+    elif source == "id":  # the id of a stored file, not of the block
+        reader.take("id", nonempty_str, to="file_id")
+    elif source == "text" and kind == "file":  # the text is in `url`
+        reader.take("url", _is_str, to="text")
+        kind = "text-plain"
+    if not {"url", "base64", "file_id", "text"} & set(reader.out):
+        return None
+    if source != "id":
+        reader.take("mime_type", _is_str)
+        _guess_image_type(reader, kind)
+    if kind == "file":
+        reader.take("filename", nonempty_str)
+    elif kind == "image":
+        reader.take("detail", lambda value: value in IMAGE_DETAILS)
+    return kind
+
+
+def _media_reader(item: dict[str, Any]) -> Callable[[_Reader], str | None] | None:
+    """The reader of an OpenAI part or v0 block, as LangChain's own checks tell them."""
+    kind = item.get("type")
+    if kind in ("image", "audio", "file") and "source_type" in item:
+        return (
+            _read_v0 if _is_str(item["source_type"]) and item["source_type"] in V0_SOURCES else None
+        )
+    inner = item.get(kind) if isinstance(kind, str) and kind in OPENAI_KEYS.values() else None
+    if kind == "image_url" and (
+        isinstance(inner, str) or (isinstance(inner, dict) and isinstance(inner.get("url"), str))
+    ):
+        return _read_openai
+    if isinstance(inner, dict) and (
+        (kind == "input_audio" and _is_str(inner.get("data")) and _is_str(inner.get("format")))
+        or (kind == "file" and (_is_str(inner.get("file_data")) or _is_str(inner.get("file_id"))))
+    ):
+        return _read_openai
+    return None
+
+
 def _block_from_lc(item: Any) -> ContentBlock:
     if isinstance(item, str):
         return TextBlock(text=item, extras={NAMESPACE: {"raw": True}})
     if not isinstance(item, dict):
         raise TypeError(f"content items must be strings or dicts, not {type(item).__name__}")
     kind = item.get("type")
-    read = _READERS.get(kind) if isinstance(kind, str) else None
-    if read is not None:
-        reader = _Reader(item)
-        if read(reader):
-            data = reader.finish(cast(str, kind))
-            try:
-                return cast(ContentBlock, parse(data, "ContentBlock"))
-            except ValidationError:
-                pass  # does not fit a neutral block: kept as it is
+    media = _media_reader(item)
+    read = _READERS.get(kind) if isinstance(kind, str) and media is None else None
+    reader = _Reader(item)
+    neutral_kind = media(reader) if media is not None else None
+    if read is not None and read(reader):
+        neutral_kind = cast(str, kind)
+    # a key of the block that would read back as a marker: the block is kept as it is
+    rest = reader.rest
+    shadowed = bool((reader.markers.keys() | reader.reserved) & rest.keys()) or (
+        neutral_kind in _DATA_TYPES
+        and (rest.get(FORM) in (OPENAI_FORM, DATA_URL_FORM) or rest.get(GUESSED) is True)
+    )
+    if neutral_kind is not None and not shadowed:
+        data = reader.finish(neutral_kind)
+        try:
+            return cast(ContentBlock, parse(data, "ContentBlock"))
+        except ValidationError:
+            pass  # does not fit a neutral block: kept as it is
     return NonStandardBlock(value=dict(item), extras={NAMESPACE: {"raw": True}})
 
 
@@ -474,6 +641,44 @@ def _role_of(message: Any) -> str | None:
 _NO_ARTIFACT = object()
 
 
+# LangChain's translators give the blocks they create `lc_<uuid4>` ids (`ensure_id`).
+_INVENTED_ID = re.compile(r"lc_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
+
+
+def _lc_ids(value: Any, found: set[str]) -> set[str]:
+    """The strings starting with ``lc_`` anywhere in ``value``."""
+    if isinstance(value, str):
+        if value.startswith("lc_"):
+            found.add(value)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _lc_ids(item, found)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _lc_ids(item, found)
+    return found
+
+
+def _without_invented_ids(blocks: list[dict[str, Any]], message: lc.BaseMessage) -> LCContent:
+    """``content_blocks`` without the random ids LangChain gave blocks it translated.
+
+    An id of that form that the message itself holds (in its content or tool calls) is
+    kept: the output depends on the message only.
+    """
+    held = _lc_ids(message.content, set())
+    if isinstance(message, lc.AIMessage):
+        _lc_ids([message.tool_calls, message.invalid_tool_calls], held)
+        if isinstance(message, lc.AIMessageChunk):
+            _lc_ids(message.tool_call_chunks, held)
+    content: list[str | dict[str, Any]] = []
+    for block in blocks:
+        block_id = block.get("id")
+        if isinstance(block_id, str) and _INVENTED_ID.fullmatch(block_id) and block_id not in held:
+            block = {key: value for key, value in block.items() if key != "id"}
+        content.append(block)
+    return content
+
+
 def _message_from_lc(
     message: lc.BaseMessage, index: int | None, *, standardize: bool, chunk: bool = False
 ) -> Message | AssistantMessageChunk:
@@ -495,9 +700,10 @@ def _message_from_lc(
     standardized = False
     if standardize and isinstance(content, list):
         try:
-            content, standardized = cast(LCContent, message.content_blocks), True
+            blocks = cast(list[dict[str, Any]], message.content_blocks)
         except (TypeError, ValueError, KeyError, AttributeError) as error:
             raise _error(f"LangChain could not standardize the content: {error!r}", index) from None
+        content, standardized = _without_invented_ids(blocks, message), True
     unset = escape.get("unset")
     try:
         converted = _content_from_lc(content, _duplicates(message, chunk), leftovers)
@@ -563,5 +769,5 @@ def _message_from_lc(
             "the LangChain message does not fit the neutral model", index, problems=error.problems
         ) from None
     if artifact is not _NO_ARTIFACT:
-        parsed.artifact = artifact  # type: ignore[union-attr]
+        cast(Any, parsed).artifact = artifact  # a ToolMessage
     return parsed

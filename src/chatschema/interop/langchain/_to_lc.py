@@ -22,16 +22,26 @@ from chatschema.interop._common import (
     neutral_message,
     plain,
 )
+from chatschema.interop.langchain._from_lc import _block_from_lc
 from chatschema.interop.langchain._shared import (
     _DATA_TYPES,
     _LC_PROVIDERS,
+    DATA_URL_FORM,
     ESCAPE_KEY,
+    FORM,
+    GUESSED,
     NAMESPACE,
+    OPENAI_FORM,
+    OPENAI_KEYS,
+    OPENAI_MARKERS,
+    V0_SOURCES,
     LCContent,
     _derived_finish_reason,
     _error,
     _is_index,
     _same_call,
+    audio_format,
+    data_url,
 )
 from chatschema.validation import parse
 
@@ -142,14 +152,19 @@ def _attach_extras(
     lc_extras: dict[str, Any],
     escape: dict[str, Any],
     neutral_extras: Mapping[str, Any] | None,
+    *,
+    spread: bool = True,
 ) -> None:
-    """Finish a LangChain block: leftovers back in place, neutral-only data escaped."""
+    """Finish a LangChain block: leftovers back in place, neutral-only data escaped.
+
+    ``spread=False`` escapes ``extras["langchain"]`` too (a record that does not apply).
+    """
     namespace: Any = None
     if neutral_extras is not None:
         namespace = neutral_extras.get(NAMESPACE)
         others = {key: value for key, value in neutral_extras.items() if key != NAMESPACE}
-        if namespace is not None and not _spreads(
-            out, lc_extras, bool(escape or others), namespace
+        if namespace is not None and not (
+            spread and _spreads(out, lc_extras, bool(escape or others), namespace)
         ):
             namespace, others = None, dict(neutral_extras)
         if others or not neutral_extras:  # an explicitly empty `extras` too
@@ -178,30 +193,46 @@ def _annotation_to_lc(annotation: dict[str, Any]) -> dict[str, Any]:
 
 
 def _block_to_lc(block: ContentBlock) -> str | dict[str, Any]:
+    out, respelled = _lc_block(block, respell=True)
+    if respelled:
+        # A recorded spelling is used only if it gives the same neutral block back (a
+        # block edited since may not fit it: a media type `input_audio` cannot say)
+        again = _block_from_lc(out)
+        if again.model_dump(exclude_unset=True) != block.model_dump(exclude_unset=True):
+            return _lc_block(block, respell=False)[0]
+    return out
+
+
+def _lc_block(block: ContentBlock, *, respell: bool) -> tuple[str | dict[str, Any], bool]:
+    """A neutral block as a LangChain block, and whether it is in a recorded spelling.
+
+    ``respell=False``: a media block that records a spelling is a v1 block, the record
+    escaped.
+    """
+    respelled = False
     data = plain(block)
     kind = data.pop("type")
     neutral_extras = data.pop("extras", None)
     if neutral_extras == _RAW:
         if kind == "text" and set(data) == {"text"}:
-            return cast(str, data["text"])
+            return cast(str, data["text"]), False
         if kind == "non_standard" and set(data) == {"value"}:
-            return cast(dict[str, Any], data["value"])
+            return cast(dict[str, Any], data["value"]), False
     out: dict[str, Any] = {"type": kind}
     lc_extras: dict[str, Any] = {}
     escape: dict[str, Any] = {}
     namespace = neutral_extras.get(NAMESPACE) if neutral_extras else None
+    spread = True
+    top_level_cache = None
     if (
         "cache_control" in data
         and isinstance(namespace, dict)
         and namespace.get("placement") == "top_level"
     ):
         # LangChain had it where Anthropic-style (v0) content puts it
-        out["cache_control"] = data.pop("cache_control")
+        top_level_cache = data.pop("cache_control")
         namespace = {key: value for key, value in namespace.items() if key != "placement"}
-        neutral_extras = {key: value for key, value in neutral_extras.items() if key != NAMESPACE}
-        if namespace:
-            neutral_extras[NAMESPACE] = namespace
-        neutral_extras = neutral_extras or None
+        neutral_extras = _with_namespace(neutral_extras, namespace)
     elif "cache_control" in data:
         lc_extras["cache_control"] = data.pop("cache_control")
     if kind == "text" and "annotations" in data:
@@ -215,16 +246,174 @@ def _block_to_lc(block: ContentBlock) -> str | dict[str, Any]:
             if key in data:
                 lc_extras[key] = data.pop(key)
     elif kind in _DATA_TYPES:
-        for key in ("detail", "filename"):
-            if key in data:
-                lc_extras[key] = data.pop(key)
+        shaped: dict[str, Any] | None = None
+        if isinstance(namespace, dict):
+            shaped, rest = _media_to_lc(kind, data, namespace, respell=respell)
+            if rest is None:
+                spread = False  # a record of a spelling the block no longer fits
+            elif rest != namespace:
+                respelled = True
+                neutral_extras = _with_namespace(neutral_extras, rest)
+        if shaped is not None:
+            out = shaped
+        else:
+            for key in ("detail", "filename"):
+                if key in data:
+                    lc_extras[key] = data.pop(key)
     elif kind == "server_tool_call" and "arguments" in data:
         out["args"] = data.pop("arguments")
+    if top_level_cache is not None:
+        out["cache_control"] = top_level_cache
     for key, value in data.items():
         # fields LangChain spells the same way; the others (reasoning `summary`, a
         # block's `provider` ...) have no LangChain field and are escaped
         (out if key in _SAME_NAMED else escape)[key] = value
-    _attach_extras(out, lc_extras, escape, neutral_extras)
+    _attach_extras(out, lc_extras, escape, neutral_extras, spread=spread)
+    return out, respelled
+
+
+def _with_namespace(
+    neutral_extras: Mapping[str, Any] | None, namespace: Mapping[str, Any]
+) -> dict[str, Any] | None:
+    """A block's extras with ``extras["langchain"]`` replaced (None when nothing is left)."""
+    extras = {key: value for key, value in (neutral_extras or {}).items() if key != NAMESPACE}
+    if namespace:
+        extras[NAMESPACE] = dict(namespace)
+    return extras or None
+
+
+def _media_to_lc(
+    kind: str, data: dict[str, Any], namespace: Mapping[str, Any], *, respell: bool
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """A media block in the LangChain spelling it came in (see ``_from_lc._read_openai``).
+
+    Returns the block in that spelling, or None for a v1 block (its ``data:`` URL put
+    back in ``data``), with what is left of ``extras["langchain"]`` once the records
+    of the spelling are taken out. ``data`` changes only then. A block that no longer
+    fits the spelling it records is a v1 block: the namespace comes back None, to be
+    escaped whole, so that the neutral block comes back as it is.
+    """
+    rest = dict(namespace)
+    form = rest.pop(FORM) if rest.get(FORM) in (OPENAI_FORM, DATA_URL_FORM) else None
+    guessed = kind == "image" and rest.get(GUESSED) is True
+    if guessed:
+        del rest[GUESSED]
+    source = rest.get("source_type")
+    if not (isinstance(source, str) and source in V0_SOURCES and kind in _V0_KINDS[source]):
+        source = None  # not a v0 block: `source_type` is a key of the block, like others
+    if form is None and not guessed and source is None:
+        return None, rest
+    if not respell:
+        return None, None
+    trial = dict(data)
+    if guessed:
+        if "base64" not in trial or "mime_type" not in trial:
+            return None, None
+        del trial["mime_type"]  # LangChain had none
+    shaped: dict[str, Any] | None = None
+    if form == OPENAI_FORM:
+        markers = {key: rest.pop(key) for key in OPENAI_MARKERS.get(kind, ()) if key in rest}
+        inner = markers.get(OPENAI_KEYS.get(kind, ""))
+        shaped = _openai_to_lc(kind, trial, markers, inner if isinstance(inner, dict) else {})
+        fits = shaped is not None
+    elif source is not None:
+        del rest["source_type"]
+        shaped = _v0_to_lc(kind, trial, source, form == DATA_URL_FORM)
+        fits = shaped is not None
+    elif form == DATA_URL_FORM:
+        fits = _inline_only(trial)
+        if fits:
+            trial["url"] = data_url(trial.pop("mime_type"), trial.pop("base64"))
+    else:
+        fits = True
+    if not fits:
+        return None, None
+    data.clear()
+    data.update(trial)
+    return shaped, rest
+
+
+# Neutral block types that a v0 block of each source type becomes.
+_V0_KINDS: Final = {
+    "url": ("image", "audio", "file"),
+    "base64": ("image", "audio", "file"),
+    "id": ("image", "audio", "file"),
+    "text": ("text-plain",),
+}
+
+
+def _inline_only(data: Mapping[str, Any], *, typed: bool = True) -> bool:
+    """Whether the block is inline data only (with its media type unless not ``typed``)."""
+    inline = "base64" in data and "url" not in data and "file_id" not in data
+    return inline and (not typed or "mime_type" in data)
+
+
+def _openai_to_lc(
+    kind: str, data: dict[str, Any], markers: Mapping[str, Any], inner: Mapping[str, Any]
+) -> dict[str, Any] | None:
+    """An OpenAI Chat Completions part; None when the block does not fit one."""
+    if kind == "image" and "file_id" not in data and ("url" in data) != ("base64" in data):
+        if ("url" in data) == ("mime_type" in data):
+            return None  # a URL with a media type, or data without one
+        url = (
+            data.pop("url")
+            if "url" in data
+            else data_url(data.pop("mime_type"), data.pop("base64"))
+        )
+        image: dict[str, Any] = {"url": url}
+        if "detail" in data:
+            image["detail"] = data.pop("detail")
+        image.update(inner)
+        bare = markers.get("bare_url") is True and len(image) == 1
+        return {"type": "image_url", "image_url": url if bare else image}
+    if kind == "audio" and _inline_only(data):
+        audio = {"data": data.pop("base64"), "format": audio_format(data.pop("mime_type"))}
+        audio.update(inner)
+        return {"type": "input_audio", "input_audio": audio}
+    if kind == "file" and "url" not in data and ("base64" in data) == ("mime_type" in data):
+        file: dict[str, Any] = {}
+        if "base64" in data:
+            mime, encoded = data.pop("mime_type"), data.pop("base64")
+            file["file_data"] = (
+                encoded if markers.get("bare_base64") is True else data_url(mime, encoded)
+            )
+        for key in ("file_id", "filename"):
+            if key in data:
+                file[key] = data.pop(key)
+        file.update(inner)
+        return {"type": "file", "file": file}
+    return None
+
+
+def _v0_to_lc(
+    kind: str, data: dict[str, Any], source: str, inline_url: bool
+) -> dict[str, Any] | None:
+    """A LangChain v0 data block; None when the block does not fit one."""
+    out: dict[str, Any] = {"type": kind, "source_type": source}
+    if source == "text":
+        sources = data.keys() & {"text", "url", "base64", "file_id", "title", "context"}
+        if kind != "text-plain" or sources != {"text"}:
+            return None
+        out.update(type="file", url=data.pop("text"))
+    elif kind not in ("image", "audio", "file"):
+        return None
+    elif source == "url" and inline_url and _inline_only(data):
+        out["url"] = data_url(data.pop("mime_type"), data.pop("base64"))
+    elif source == "url" and "url" in data and "base64" not in data and "file_id" not in data:
+        out["url"] = data.pop("url")
+    elif source == "base64" and _inline_only(data, typed=False):
+        out["data"] = data.pop("base64")
+    elif (
+        source == "id"
+        and "file_id" in data
+        and set(data) <= {"file_id", "filename", "detail", "index"}
+    ):
+        out["id"] = data.pop("file_id")
+    else:
+        return None
+    for key in ("mime_type", "filename", "detail"):
+        if key in data:
+            out[key] = data.pop(key)
     return out
 
 
