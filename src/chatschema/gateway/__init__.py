@@ -77,7 +77,13 @@ from chatschema.gateway._opaque import (
 from chatschema.providers import get_http_codec
 from chatschema.providers._codec import HTTP_PROVIDERS, ProviderName
 from chatschema.providers._common.drive import pushed
-from chatschema.providers._common.options import ReasoningPolicy, UnsupportedPolicy
+from chatschema.providers._common.options import (
+    EncodeOptions,
+    ReasoningPolicy,
+    SettingsPolicy,
+    UnsupportedPolicy,
+    dropped_settings_collected,
+)
 from chatschema.providers._common.respond import ReplyOptions, dumps, pushed_writer
 from chatschema.providers._common.sse import SSEParser
 from chatschema.providers._endpoints import (
@@ -127,6 +133,7 @@ class _Gateway:
         model: str | Mapping[str, str] | None,
         max_tokens: int,
         unsupported: UnsupportedPolicy,
+        unsupported_settings: SettingsPolicy | None,
         reasoning: ReasoningPolicy,
         connect_timeout: float,
         read_timeout: float,
@@ -141,6 +148,7 @@ class _Gateway:
         self.model = model
         self.max_tokens = max_tokens
         self.unsupported: UnsupportedPolicy = unsupported
+        self.unsupported_settings: SettingsPolicy | None = unsupported_settings
         self.reasoning: ReasoningPolicy = reasoning
         self.timeout = httpx.Timeout(read_timeout, connect=connect_timeout, pool=connect_timeout)
         self.limits = httpx.Limits(
@@ -201,7 +209,8 @@ class _Gateway:
             return self.refuse(caller, WireError(400, f"the {caller} request: {reason}"))
         conversation = self.with_model(conversation)
         try:
-            upstream_body = self.encode(conversation, caller, stream=stream)
+            with dropped_settings_collected() as dropped:
+                upstream_body = self.encode(conversation, caller, stream=stream)
         except UnsupportedContentError as error:
             return self.refuse(caller, WireError(400, _unsayable(error, self.upstream)))
         except (ChatSchemaError, ValueError, TypeError) as error:
@@ -222,6 +231,8 @@ class _Gateway:
         extra: dict[str, str] = {}
         if omitted_values:
             self.left_out(caller, "request", omitted_values, extra)
+        if dropped:  # settings the upstream has no key for (unsupported_settings="drop")
+            self.left_out(caller, "request", [problem.pointer for problem in dropped], extra)
         outgoing = self.client.build_request("POST", url, content=content, headers=headers)
         try:
             answer = await self.client.send(outgoing, stream=stream)
@@ -277,13 +288,15 @@ class _Gateway:
 
     def encode(self, conversation: Conversation, caller: str, *, stream: bool) -> dict[str, Any]:
         """The upstream's request body: encoded, then given its transport keys."""
-        body = self.codec.encode(
-            conversation,
-            unsupported=self.unsupported,
-            reasoning=self.reasoning,
+        options: EncodeOptions = {
+            "unsupported": self.unsupported,
+            "reasoning": self.reasoning,
             # a Chat caller's reasoning_content goes back to a Chat upstream as it came
-            reasoning_content=self.upstream == "openai_chat" and caller == "openai_chat",
-        )
+            "reasoning_content": self.upstream == "openai_chat" and caller == "openai_chat",
+        }
+        if self.unsupported_settings is not None:
+            options["unsupported_settings"] = self.unsupported_settings
+        body = self.codec.encode(conversation, **options)
         extra_body = body.pop("extra_body", None)
         if isinstance(extra_body, dict):  # the SDKs merge extra_body into the JSON body
             body.update(extra_body)
@@ -597,6 +610,7 @@ def create_app(
     model: str | Mapping[str, str] | None = None,
     max_tokens: int = 4096,
     unsupported: UnsupportedPolicy = "error",
+    unsupported_settings: SettingsPolicy | None = None,
     reasoning: ReasoningPolicy = "replay",
     connect_timeout: float = 10.0,
     read_timeout: float = 600.0,
@@ -629,6 +643,11 @@ def create_app(
         unsupported: content a format cannot carry, on the way up and back:
             ``"error"`` (a 400 naming message and block, nothing sent), ``"drop"``,
             ``"placeholder"``.
+        unsupported_settings: request settings the upstream has no key for
+            (``seed`` for Anthropic, ``top_k`` for OpenAI ...): ``"error"`` (a 400
+            naming them) or ``"drop"`` (left out, named in the ``chatschema-omitted``
+            header); by default ``"error"`` under ``unsupported="error"``, else
+            ``"drop"``.
         reasoning: reasoning blocks sent upstream: ``"replay"`` (the upstream's
             own, unchanged), ``"text"`` (others' reasoning as text too), ``"drop"``.
         connect_timeout: seconds to connect (and to wait for a pooled connection).
@@ -651,6 +670,11 @@ def create_app(
         raise ValueError(
             f"unsupported={unsupported!r}: expected one of {get_args(UnsupportedPolicy)}"
         )
+    if unsupported_settings is not None and unsupported_settings not in get_args(SettingsPolicy):
+        raise ValueError(
+            f"unsupported_settings={unsupported_settings!r}: "
+            f"expected one of {get_args(SettingsPolicy)}"
+        )
     if reasoning not in get_args(ReasoningPolicy):
         raise ValueError(f"reasoning={reasoning!r}: expected one of {get_args(ReasoningPolicy)}")
     if pass_key and upstream == "bedrock_converse":
@@ -665,6 +689,7 @@ def create_app(
         model=model,
         max_tokens=max_tokens,
         unsupported=unsupported,
+        unsupported_settings=unsupported_settings,
         reasoning=reasoning,
         connect_timeout=connect_timeout,
         read_timeout=read_timeout,

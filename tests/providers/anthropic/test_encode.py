@@ -785,9 +785,11 @@ def test_invalid_tool_calls_are_unsupported() -> None:
     with pytest.raises(UnsupportedContentError) as caught:
         enc(conversation)
     assert (caught.value.message_index, caught.value.block_index) == (1, None)
+    assert [p.pointer for p in caught.value.problems] == ["/messages/1/invalid_tool_calls/0"]
+    said = "invalid tool call 'f' (id 'x'; its arguments are not a JSON object)"
     assert enc(conversation, unsupported="placeholder")["messages"][1]["content"] == [
         {"type": "text", "text": "a"},
-        {"type": "text", "text": "[invalid tool call omitted: not supported by anthropic]"},
+        {"type": "text", "text": f"[{said} omitted: not supported by anthropic]"},
     ]
 
 

@@ -296,15 +296,21 @@ def test_request_keys_kept_verbatim_and_sent_back() -> None:
 
 
 def test_other_formats_extras_are_never_sent_and_settings_win() -> None:
-    payload = enc(
-        conversation(
-            settings={"model": "claude-haiku-4-5"},
-            extras={
-                "openai_chat": {"user": "u", "n": 2},
-                "anthropic": {"model": "stale", "metadata": {"user_id": "u"}, "messages": []},
-            },
-        )
+    # Another format's keys are never sent: a problem by default, left out with "drop".
+    doc = conversation(
+        settings={"model": "claude-haiku-4-5"},
+        extras={
+            "openai_chat": {"user": "u", "n": 2},
+            "anthropic": {"model": "stale", "metadata": {"user_id": "u"}, "messages": []},
+        },
     )
+    assert [(p.pointer, p.keyword) for p in codec.check(doc)] == [
+        ("/extras/openai_chat/user", "foreign_extras"),
+        ("/extras/openai_chat/n", "foreign_extras"),
+    ]
+    with pytest.raises(UnsupportedContentError, match="/extras/openai_chat/user"):
+        enc(doc)
+    payload = enc(doc, unsupported="drop")
     assert payload == {
         "messages": [HI],
         "model": "claude-haiku-4-5",

@@ -219,11 +219,14 @@ def test_settings_from_elsewhere_go_to_generation_config_in_snake_case() -> None
             "thinking_config": {"thinking_budget": -1, "thinking_level": "medium"},
         },
     }
-    # absent stays absent; other formats' extras are never sent
+    # absent stays absent; other formats' extras are never sent (a problem by default)
     plain = Conversation(
         messages=[{"role": "user", "content": "hi"}], extras={"openai_chat": {"n": 2}}
     )
-    assert gemini.encode(plain) == {"contents": HI}
+    assert [(p.pointer, p.keyword) for p in gemini.check(plain)] == [
+        ("/extras/openai_chat/n", "foreign_extras")
+    ]
+    assert gemini.encode(plain, unsupported="drop") == {"contents": HI}
 
 
 def test_a_response_format_that_says_more_than_json_stays_gemini_s() -> None:

@@ -297,13 +297,16 @@ def test_settings_from_another_format_take_chat_keys() -> None:
         stop=["END"],
         response_format=JsonSchemaResponseFormat(json_schema={**SCHEMA, "title": "Weather"}),
     )
-    request = oc.encode(
-        Conversation(
-            messages=[UserMessage(content="Hi")],
-            settings=settings,
-            extras={"anthropic": {"metadata": {"user_id": "u"}}, "gemini": {"labels": {}}},
-        )
+    kept_elsewhere = Conversation(
+        messages=[UserMessage(content="Hi")],
+        settings=settings,
+        extras={"anthropic": {"metadata": {"user_id": "u"}}, "gemini": {"labels": {}}},
     )
+    # another format's key is a problem (an empty one loses nothing); "drop" leaves it out
+    assert [(p.pointer, p.keyword) for p in oc.check(kept_elsewhere)] == [
+        ("/extras/anthropic/metadata", "foreign_extras")
+    ]
+    request = oc.encode(kept_elsewhere, unsupported="drop")
     assert request == {
         "messages": [{"role": "user", "content": "Hi"}],
         "max_completion_tokens": 1024,

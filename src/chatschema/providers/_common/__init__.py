@@ -9,8 +9,10 @@ that it holds only what is particular to its wire format:
   with located errors, and the extras helpers (``leftover``, ``merge_extras``);
 - :mod:`.content`: input coercion, text, inline data and data URLs, extras;
 - :mod:`.tools`: tool-argument text, hosted tools, tools written as text;
+- :mod:`.extras`: the keys of another format's extras a target cannot carry;
 - :mod:`.checks`: pointers, tool pairing, :class:`EncodePass` (``check`` is the
   encoder in collect mode) and the error ``encode`` raises;
+- :mod:`.shapes`: the error for input without a history, naming the format it looks like;
 - :mod:`.sse`: server-sent events, the body every streaming API answers with.
 
 Every name is importable from here. The verbs each codec offers are in the
@@ -24,7 +26,11 @@ from chatschema.providers._codec import PROVIDERS, ProviderName
 from chatschema.providers._common.checks import (
     EncodePass,
     ToolPairing,
+    conversed,
+    invalid_call_what,
     message_index,
+    no_messages,
+    non_standard_what,
     pointer,
     raise_problems,
     structural_error,
@@ -40,6 +46,7 @@ from chatschema.providers._common.content import (
     set_extras,
     to_conversation,
 )
+from chatschema.providers._common.extras import LOCAL_EXTRAS, foreign_extras
 from chatschema.providers._common.guards import (
     decoder,
     depth_error,
@@ -64,6 +71,7 @@ from chatschema.providers._common.reader import (
     merge_extras,
     merge_value,
 )
+from chatschema.providers._common.shapes import looks_like, no_history
 from chatschema.providers._common.tools import (
     application_tools,
     arguments_text,
@@ -79,6 +87,7 @@ __all__ = [
     "PROVIDERS",
     "ContentFormat",
     "EncodeOptions",
+    "LOCAL_EXTRAS",
     "EncodePass",
     "Options",
     "ProviderName",
@@ -91,22 +100,29 @@ __all__ = [
     "arguments_text",
     "as_json",
     "content_blocks",
+    "conversed",
     "data_url",
     "decoder",
     "depth_error",
     "describe",
     "extras_of",
+    "foreign_extras",
     "foreign_tool_problems",
     "guarded",
     "inline_data",
+    "invalid_call_what",
     "is_count",
     "is_foreign_tool",
     "joined_text",
     "json_text",
     "leftover",
     "loads",
+    "looks_like",
     "merge_extras",
     "merge_value",
+    "no_messages",
+    "non_standard_what",
+    "no_history",
     "message_index",
     "parse_arguments",
     "parse_data_url",

@@ -11,15 +11,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from chatschema_models.content import NonStandardBlock
+from chatschema_models.conversation import Conversation
 from chatschema_models.message import AssistantMessage, Message, ToolMessage
+from chatschema_models.tool import InvalidToolCall
 
 from chatschema.errors import ConversionError, Problem, UnsupportedContentError
+from chatschema.providers._common.extras import HISTORY_KEYS, KEYWORD, NOTES, foreign_extras
 from chatschema.providers._common.options import Options
 
 __all__ = [
     "EncodePass",
     "ToolPairing",
+    "invalid_call_what",
+    "non_standard_what",
+    "conversed",
     "message_index",
+    "no_messages",
     "pointer",
     "raise_problems",
     "structural_error",
@@ -54,6 +62,7 @@ class EncodePass:
         self.collect = collect
         self.problems: list[Problem] = []
         self.dropped = 0  # content left out by unsupported="drop" so far
+        self.dropped_settings: list[Problem] = []  # settings left out (unsupported_settings)
 
     def problem(self, where: str, keyword: str, message: str) -> None:
         """Note a broken rule at a pointer (kept in collect mode only)."""
@@ -85,6 +94,168 @@ class EncodePass:
             self.dropped += 1
         return text
 
+    def last_checks(self, conversation: Conversation) -> None:
+        """The problems only the whole conversation shows, after the walk.
+
+        Keys of other formats' extras (:meth:`foreign_extras`), and tool results
+        reported as orphans whose call is an invalid tool call: said for what they are
+        (:meth:`explain_orphans`).
+        """
+        if self.problems:
+            self.explain_orphans(conversation)
+        self.foreign_extras(conversation)
+
+    def explain_orphans(self, conversation: Conversation) -> None:
+        """Say why a result answers no call when its call is an invalid tool call.
+
+        Refused under ``"error"`` (a problem at the call, naming why it is invalid), the
+        result is no second problem; left out (``"drop"``), the result is an orphan on
+        the wire, and the problem names the call left out and why.
+        """
+        orphans = [p for p in self.problems if p.keyword == "orphan_tool_result"]
+        if not orphans:
+            return
+        invalid: dict[str, tuple[str, InvalidToolCall]] = {}
+        for index, message in enumerate(conversation.messages):
+            if isinstance(message, AssistantMessage):
+                for position, call in enumerate(message.invalid_tool_calls):
+                    if call.id is not None:
+                        invalid.setdefault(
+                            call.id, (pointer(index, "invalid_tool_calls", position), call)
+                        )
+        if not invalid:
+            return
+        refused = {p.pointer for p in self.problems if p.keyword == "unsupported_content"}
+        kept: list[Problem] = []
+        for problem in self.problems:
+            found = None
+            if problem.keyword == "orphan_tool_result":
+                at = message_index(problem)
+                result = conversation.messages[at] if at is not None else None
+                if isinstance(result, ToolMessage):
+                    found = invalid.get(result.tool_call_id)
+            if found is None:
+                kept.append(problem)
+            elif found[0] not in refused:
+                what = invalid_call_what(found[1])
+                text = f"tool result for {found[1].id!r} answers the {what} at {found[0]}, not sent"
+                kept.append(Problem(problem.pointer, problem.keyword, text))
+        self.problems[:] = kept
+
+    def foreign_extras(self, conversation: Conversation) -> None:
+        """Apply the unsupported policy to every key of another format's extras.
+
+        Such a key (:func:`~.extras.foreign_extras`) has no place in this format:
+        ``"error"`` notes a ``foreign_extras`` problem (collect mode) or raises;
+        ``"drop"`` and ``"placeholder"`` leave it out (a key has no text form).
+
+        Raises:
+            UnsupportedContentError: under ``"error"`` outside collect mode.
+        """
+        if self.options.unsupported != "error":
+            return
+        target = self.options.provider
+        for where, source, key in foreign_extras(conversation, target):
+            problem = Problem(where, KEYWORD, foreign_key_message(where, source, key, target))
+            if not self.collect:
+                raise UnsupportedContentError(
+                    f"{problem.message} (options: unsupported='drop')",
+                    provider=target,
+                    message_index=message_index(problem),
+                    problems=[problem],
+                )
+            self.problems.append(problem)
+
+    def unsupported_setting(self, where: str, reason: str) -> None:
+        """Apply ``unsupported_settings`` to a setting the format cannot say, at ``where``.
+
+        ``"drop"`` leaves it out and keeps it in :attr:`dropped_settings` (``encode``
+        reports them); ``"error"`` notes a problem in collect mode, else raises.
+
+        Raises:
+            UnsupportedContentError: under ``"error"`` outside collect mode.
+        """
+        options = self.options
+        if options.settings_policy == "drop":
+            self.dropped_settings.append(Problem(where, "unsupported_content", reason))
+            return
+        problem = Problem(
+            where, "unsupported_content", f"{reason} (unsupported_settings='drop' leaves it out)"
+        )
+        if self.collect:
+            self.problems.append(problem)
+            return
+        raise structural_error([problem], options.provider)  # as with check on
+
+
+def conversed(conversation: Conversation) -> bool:
+    """Whether a conversation has a message other than system messages."""
+    return any(message.role != "system" for message in conversation.messages)
+
+
+def no_messages(encoder: EncodePass, given: object, what: str) -> None:
+    """Note a conversation without the messages a request needs (collect mode only).
+
+    ``given``: the messages (or whether there are any) the format counts. Messages
+    the unsupported policy drops are not looked at: what they leave is the format's
+    rule for empty messages.
+    """
+    if not given:
+        encoder.problem(
+            "/messages",
+            "no_messages",
+            f"{encoder.options.provider} needs at least one {what}; the conversation has none",
+        )
+
+
+def non_standard_what(block: NonStandardBlock) -> str:
+    """A non-standard block in words: its original type when it has one, and its format."""
+    value = block.value
+    kind = value.get("type")
+    if not isinstance(kind, str) and len(value) == 1:
+        kind = next(iter(value))  # a union member's key (Gemini, Converse)
+    text = (
+        f"non-standard block of type {kind!r}" if isinstance(kind, str) else "a non-standard block"
+    )
+    return text if block.provider is None else f"{text} from {block.provider}"
+
+
+def invalid_call_what(invalid: InvalidToolCall) -> str:
+    """An invalid tool call in words, with why it is invalid (its arguments not JSON ...)."""
+    named = [f"{invalid.name!r}"] if invalid.name else []
+    said = [f"id {invalid.id!r}"] if invalid.id else []
+    if invalid.error:
+        said.append(invalid.error)
+    elif invalid.name and invalid.id:
+        said.append("its arguments are not a JSON object")
+    else:
+        said.append(
+            "it has no "
+            + " and no ".join(
+                field for field, value in (("id", invalid.id), ("name", invalid.name)) if not value
+            )
+        )
+    return " ".join(["invalid tool call", *named, f"({'; '.join(said)})"])
+
+
+def foreign_key_message(where: str, source: str, key: str, target: str) -> str:
+    """The sentence of a ``foreign_extras`` problem (``where``: its pointer)."""
+    text = (
+        f"key {key!r} from the {source} input (kept in extras[{source!r}]) "
+        f"cannot be sent to {target}"
+    )
+    note = NOTES.get((source, key))
+    if note is not None:
+        text += f" ({note})"
+    owner = HISTORY_KEYS.get(key) if where.startswith("/extras/") else None
+    if owner is not None and source not in owner:  # another format's history: a wrong guess
+        text += f"; the input looks like {owner}, not {source}"
+    return text
+
+
+UNSUPPORTED_KEYWORDS = frozenset({"unsupported_content", KEYWORD})
+"""Keywords of what the format cannot carry (the policy's business, not a broken rule)."""
+
 
 def raise_problems(problems: Sequence[Problem], provider: str) -> None:
     """Raise :func:`structural_error` when there are problems."""
@@ -96,8 +267,9 @@ def structural_error(problems: Sequence[Problem], provider: str) -> ConversionEr
     """The exception ``encode`` raises for what ``check`` found.
 
     :class:`UnsupportedContentError` when every problem is content the format cannot
-    carry (keyword ``unsupported_content``), else :class:`ConversionError`; either way
-    it lists every problem and names the message (and block) of the first.
+    carry (keyword ``unsupported_content`` or ``foreign_extras``), else
+    :class:`ConversionError`; either way it lists every problem and names the
+    message (and block) of the first.
     """
     message_index = block_index = None
     for problem in problems:
@@ -107,11 +279,13 @@ def structural_error(problems: Sequence[Problem], provider: str) -> ConversionEr
             if len(parts) > 4 and parts[3] == "content" and parts[4].isdigit():
                 block_index = int(parts[4])
             break
-    unsupported = all(problem.keyword == "unsupported_content" for problem in problems)
+    unsupported = all(problem.keyword in UNSUPPORTED_KEYWORDS for problem in problems)
     count = len(problems)
     if unsupported:
         kind: type[ConversionError] = UnsupportedContentError
-        reason = f"{count} part{'s' * (count != 1)} {provider} cannot carry"
+        things = {problem.pointer.split("/", 2)[1] for problem in problems}
+        noun = "part" if things == {"messages"} else "value"  # settings, extras, tools ...
+        reason = f"{count} {noun}{'s' * (count != 1)} {provider} cannot carry"
     else:
         kind = ConversionError
         reason = f"{count} structural problem{'s' * (count != 1)}"

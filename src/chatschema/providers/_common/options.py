@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import sys
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, fields
+from types import FrameType
 from typing import Any, Literal, TypedDict, get_args
 
-from chatschema.errors import OptionError, UnsupportedContentError
+from chatschema.errors import OptionError, Problem, SettingsDroppedWarning, UnsupportedContentError
 from chatschema.providers._codec import ProviderName
 
 __all__ = [
@@ -14,13 +19,17 @@ __all__ = [
     "EncodeOptions",
     "Options",
     "ReasoningPolicy",
+    "SettingsPolicy",
     "SystemRole",
     "UnsupportedPolicy",
+    "dropped_settings_collected",
+    "report_dropped_settings",
 ]
 
 ContentFormat = Literal["auto", "string", "parts"]
 ReasoningPolicy = Literal["replay", "text", "drop"]
 UnsupportedPolicy = Literal["error", "drop", "placeholder"]
+SettingsPolicy = Literal["error", "drop"]
 SystemRole = Literal["system", "developer"]
 
 
@@ -63,7 +72,15 @@ class EncodeOptions(TypedDict, total=False):
     ``"drop"`` leaves it out; ``"placeholder"`` puts a short text in its place.
     Another format's hosted tools (``ToolDefinition.provider``) fall under it too;
     "drop" and "placeholder" both leave them out. A message that drops leave
-    empty is not sent."""
+    empty is not sent. Settings follow it unless ``unsupported_settings`` is given."""
+    unsupported_settings: SettingsPolicy
+    """Settings the format has no key for, or a value it cannot say (at
+    ``/settings/<field>``: ``top_k`` for OpenAI, ``seed`` for Anthropic, a
+    ``thinking_budget`` of -1 for Bedrock ...): ``"error"`` raises
+    :class:`~chatschema.UnsupportedContentError`; ``"drop"`` leaves them out and
+    reports them in one :class:`~chatschema.errors.SettingsDroppedWarning`. Content
+    is not affected. Not given: ``"error"`` when ``unsupported`` is ``"error"``
+    (the default), else ``"drop"`` (a setting has no placeholder)."""
     check: bool
     """Run :func:`check` first and raise with every structural problem (default
     ``True``)."""
@@ -88,8 +105,16 @@ class Options:
     system_role: SystemRole = "system"
     reasoning_content: bool = False
     unsupported: UnsupportedPolicy = "error"
+    unsupported_settings: SettingsPolicy | None = None
     check: bool = True
     request: bool = True
+
+    @property
+    def settings_policy(self) -> SettingsPolicy:
+        """``unsupported_settings``, or what ``unsupported`` implies when it is not given."""
+        if self.unsupported_settings is not None:
+            return self.unsupported_settings
+        return "error" if self.unsupported == "error" else "drop"
 
     @classmethod
     def resolve(cls, provider: ProviderName, options: Mapping[str, Any]) -> Options:
@@ -145,4 +170,57 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "reasoning": get_args(ReasoningPolicy),
     "system_role": get_args(SystemRole),
     "unsupported": get_args(UnsupportedPolicy),
+    "unsupported_settings": get_args(SettingsPolicy),
 }
+
+_DROPPED_SINK: ContextVar[list[Problem] | None] = ContextVar("dropped_settings", default=None)
+"""Where :func:`report_dropped_settings` puts what it reports, instead of warning."""
+
+
+def report_dropped_settings(dropped: Sequence[Problem], provider: str) -> None:
+    """Report the settings ``encode`` left out under ``unsupported_settings="drop"``.
+
+    One :class:`SettingsDroppedWarning` per ``encode`` call, listing each setting at
+    its pointer; inside :func:`dropped_settings_collected` the problems go to its
+    list instead.
+    """
+    if not dropped:
+        return
+    unique = list(dict.fromkeys(dropped))  # (a walk done twice notes a setting twice)
+    sink = _DROPPED_SINK.get()
+    if sink is not None:
+        sink.extend(unique)
+        return
+    warnings.warn(SettingsDroppedWarning(unique, provider=provider), stacklevel=_caller_level())
+
+
+@contextmanager
+def dropped_settings_collected() -> Iterator[list[Problem]]:
+    """Collect the settings dropped by the ``encode`` calls in the block, not warned.
+
+    Yields:
+        The list the dropped settings are added to (a ``Problem`` each).
+    """
+    found: list[Problem] = []
+    token = _DROPPED_SINK.set(found)
+    try:
+        yield found
+    finally:
+        _DROPPED_SINK.reset(token)
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` of the warning's place: the first frame outside the codecs.
+
+    That is the caller's code, or the CLI, datasets or gateway line that encoded
+    (not the codecs' wrappers, nor chatschema's private helpers).
+    """
+    frame: FrameType | None = sys._getframe(1)
+    level = 1
+    while frame is not None:
+        name = frame.f_globals.get("__name__", "")
+        if not (name == "chatschema" or name.startswith(("chatschema.providers", "chatschema._"))):
+            break
+        frame = frame.f_back
+        level += 1
+    return level

@@ -27,7 +27,7 @@ from chatschema_models.tool import (
 from chatschema_models.usage import InputTokenDetails, OutputTokenDetails, Usage
 from pydantic import BaseModel
 
-from chatschema.providers._common import decoder, is_count
+from chatschema.providers._common import decoder, is_count, no_history
 from chatschema.providers.anthropic.blocks import (
     assistant_block,
     load,
@@ -91,6 +91,8 @@ def decode_conversation(payload: Any) -> Conversation:
         messages = [data]
     else:
         messages = data
+    if isinstance(messages, Mapping):
+        reader.fail(no_history(messages, "messages", NAME))
     if not isinstance(messages, (list, tuple)):
         reader.fail("expected a list of messages, a message, or a request with `messages`")
     previous: str | None = None

@@ -44,12 +44,16 @@ from chatschema.providers._common import (
     Options,
     application_tools,
     content_blocks,
+    conversed,
     extras_of,
     foreign_tool_problems,
     guarded,
     inline_data,
+    invalid_call_what,
     is_foreign_tool,
     joined_text,
+    no_messages,
+    non_standard_what,
     pointer,
     raise_problems,
     to_conversation,
@@ -57,6 +61,7 @@ from chatschema.providers._common import (
     tool_result_as_text,
     tools_as_text,
 )
+from chatschema.providers._common.options import report_dropped_settings
 from chatschema.providers.anthropic.fast import fast_turns
 from chatschema.providers.anthropic.request import (
     Turns,
@@ -105,8 +110,9 @@ def encode(messages: Any, **options: Unpack[EncodeOptions]) -> dict[str, Any]:
 
     Raises:
         ConversionError: with every structural problem :func:`check` finds.
-        UnsupportedContentError: for content Anthropic cannot take, or a setting
-            it has no key for, under ``unsupported="error"``.
+        UnsupportedContentError: for content Anthropic cannot take under
+            ``unsupported="error"``, or a setting it has no key for under
+            ``unsupported_settings="error"``.
         ValidationError: for input that is not a conversation.
         OptionError: for unknown options or bad values.
     """
@@ -114,7 +120,11 @@ def encode(messages: Any, **options: Unpack[EncodeOptions]) -> dict[str, Any]:
     # With check on, the one pass collects every problem (unsupported content included)
     encoder = _Encoder(to_conversation(messages), resolved, collect=resolved.check)
     payload = encoder.run()
+    encoder.last_checks(encoder.conversation)
+    # Messages API reference, `messages`: at least one message (system is apart)
+    no_messages(encoder, conversed(encoder.conversation), "user or assistant message")
     raise_problems(encoder.problems, NAME)
+    report_dropped_settings(encoder.dropped_settings, NAME)
     return payload
 
 
@@ -138,6 +148,9 @@ def check(messages: Any, **options: Unpack[EncodeOptions]) -> list[Problem]:
     resolved = Options.resolve(NAME, options)
     encoder = _Encoder(to_conversation(messages), resolved, collect=True)
     encoder.run()
+    encoder.last_checks(encoder.conversation)
+    # Messages API reference, `messages`: at least one message (system is apart)
+    no_messages(encoder, conversed(encoder.conversation), "user or assistant message")
     return encoder.problems
 
 
@@ -565,7 +578,7 @@ class _Encoder(EncodePass):
         kind = block.value.get("type")
         ours = isinstance(kind, str) and (kind in BLOCK_TYPES or NAME in (block.extras or {}))
         if self.string or not ours:
-            return self.refuse(f"non-standard block {kind!r}", index, position)
+            return self.refuse(non_standard_what(block), index, position)
         wire = dict(block.value)
         if not self.options.prompt_cache:
             wire.pop("cache_control", None)
@@ -637,11 +650,12 @@ class _Encoder(EncodePass):
             (call.index, self.tool_call(call, index, position))
             for position, call in enumerate(message.tool_calls)
         ]
-        for _invalid in message.invalid_tool_calls:
+        for position, invalid in enumerate(message.invalid_tool_calls):
             # Messages API, "Tool use": tool_use takes an ``input`` object, nothing else
-            placeholder = self.refuse("invalid tool call", index, None)
-            if placeholder is not None:
-                calls.append((None, placeholder))
+            where = pointer(index, "invalid_tool_calls", position)
+            text = self.unsupported(invalid_call_what(invalid), index, where=where)
+            if text is not None:
+                calls.append((None, {"type": "text", "text": text}))
         return interleave(blocks, calls)
 
     def assistant_block(

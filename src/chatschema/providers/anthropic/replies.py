@@ -25,7 +25,7 @@ from chatschema_models.content import (
 from chatschema_models.tool import InvalidToolCall, ToolCall
 from chatschema_models.usage import Usage
 
-from chatschema.providers._common import extras_of
+from chatschema.providers._common import extras_of, non_standard_what
 from chatschema.providers._common.respond import Reply
 from chatschema.providers.anthropic.request import citation_wire
 from chatschema.providers.anthropic.wire import BLOCK_TYPES, FINISH_REASONS, NAME, SERVER_TOOLS
@@ -263,7 +263,7 @@ def block_wire(
 def refused(block: ContentBlock, reply: Reply, position: int) -> list[dict[str, Any]]:
     """The policy for a block a response cannot carry: a placeholder text, or nothing."""
     if isinstance(block, NonStandardBlock):
-        what = f"non-standard block {block.value.get('type')!r}"
+        what = non_standard_what(block)
     elif isinstance(block, (ServerToolCallBlock, ServerToolResultBlock)):
         what = f"{block.type} block of another provider"
     else:

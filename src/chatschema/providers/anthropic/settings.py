@@ -24,7 +24,7 @@ The mapping (docs/providers/anthropic.md, "Request settings"):
   -> a ``json_schema`` response format;
 - ``seed``, ``presence_penalty``, ``frequency_penalty``, a ``json_object`` response
   format, a schema's ``description`` or ``strict=False``: Anthropic has no such
-  setting, so they go to the unsupported policy (``/settings/<field>``).
+  setting, so they go to the ``unsupported_settings`` policy (``/settings/<field>``).
 """
 
 from __future__ import annotations
@@ -193,11 +193,11 @@ def _extra_body(value: Any, settings: dict[str, Any], extras: dict[str, Any]) ->
 
 
 def refuse(encoder: _Encoder, where: str, reason: str) -> None:
-    """The unsupported policy for a setting the Messages API cannot say.
+    """The unsupported policy for a request value the Messages API cannot say.
 
     ``"error"`` raises :class:`UnsupportedContentError` (collect mode notes an
     ``unsupported_content`` problem at ``where``); ``"drop"`` and ``"placeholder"``
-    leave it out (a setting has no placeholder).
+    leave it out. Settings go to :func:`refuse_setting` instead.
     """
     options = encoder.options
     if options.unsupported != "error":
@@ -212,6 +212,11 @@ def refuse(encoder: _Encoder, where: str, reason: str) -> None:
         provider=NAME,
         problems=[problem],
     )
+
+
+def refuse_setting(encoder: _Encoder, where: str, reason: str) -> None:
+    """The ``unsupported_settings`` policy for a setting the Messages API cannot say."""
+    encoder.unsupported_setting(where, f"{where.strip('/').replace('/', '.')}: {reason}")
 
 
 def write(encoder: _Encoder, payload: dict[str, Any]) -> None:
@@ -275,7 +280,7 @@ def _settings(
     _output_config_wire(encoder, settings, extras, payload)
     for field in _UNSUPPORTED:
         if getattr(settings, field) is not None:
-            refuse(encoder, f"/settings/{field}", f"{NAME} has no {field}")
+            refuse_setting(encoder, f"/settings/{field}", f"{NAME} has no {field}")
 
 
 def _thinking_wire(
@@ -297,7 +302,7 @@ def _thinking_wire(
     elif budget == -1:
         wire = {"type": THINKING_DYNAMIC}
     else:
-        refuse(
+        refuse_setting(
             encoder,
             "/settings/thinking_budget",
             f"{budget}: {NAME} takes a number of tokens, 0 (disabled) or -1 (adaptive)",
@@ -356,20 +361,20 @@ def _format_wire(
     if isinstance(response_format, TextResponseFormat):
         return None
     if isinstance(response_format, JsonObjectResponseFormat):
-        refuse(
+        refuse_setting(
             encoder,
             "/settings/response_format",
             f"{NAME} has no JSON mode without a schema (output_config.format takes a json_schema)",
         )
         return None
     if response_format.description is not None:
-        refuse(
+        refuse_setting(
             encoder,
             "/settings/response_format/description",
             f"{NAME} structured outputs take a schema without a description",
         )
     if response_format.strict is False:
-        refuse(
+        refuse_setting(
             encoder,
             "/settings/response_format/strict",
             f"{NAME} structured outputs always enforce the schema",

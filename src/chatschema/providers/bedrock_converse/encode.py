@@ -36,12 +36,16 @@ from chatschema.providers._common import (
     EncodePass,
     Options,
     application_tools,
+    conversed,
     extras_of,
     foreign_tool_problems,
     guarded,
     inline_data,
+    invalid_call_what,
     joined_text,
     message_index,
+    no_messages,
+    non_standard_what,
     pointer,
     raise_problems,
     to_conversation,
@@ -49,6 +53,7 @@ from chatschema.providers._common import (
     tool_result_as_text,
     tools_as_text,
 )
+from chatschema.providers._common.options import report_dropped_settings
 from chatschema.providers.bedrock_converse.blocks import blob_bytes
 from chatschema.providers.bedrock_converse.fast import fast_turns
 from chatschema.providers.bedrock_converse.request import (
@@ -67,6 +72,7 @@ from chatschema.providers.bedrock_converse.wire import (
     FORMATS,
     IN_MESSAGES,
     JSON_RESULT,
+    MAX_INLINE_BYTES,
     MIME_ALIASES,
     MIME_FORMATS,
     NAME,
@@ -99,15 +105,20 @@ def encode(messages: Any, **options: Unpack[EncodeOptions]) -> dict[str, Any]:
 
     Raises:
         ConversionError: with every structural problem :func:`check` finds.
-        UnsupportedContentError: for content or settings Converse cannot take, under
-            ``unsupported="error"``.
+        UnsupportedContentError: for content Converse cannot take under
+            ``unsupported="error"``, settings under ``unsupported_settings="error"``.
         ValidationError: for input that is not a conversation.
         OptionError: for unknown options or bad values.
     """
     resolved = Options.resolve(NAME, options)
     encoder = _Encoder(to_conversation(messages), resolved, collect=resolved.check)
     payload = encoder.run()
+    encoder.last_checks(encoder.conversation)
+    # Converse API reference: a conversation starts with a user message
+    sent = "messages" not in payload or conversed(encoder.conversation)  # (a prompt resource)
+    no_messages(encoder, sent, "user or assistant message")
     raise_problems(encoder.problems, NAME)
+    report_dropped_settings(encoder.dropped_settings, NAME)
     return payload
 
 
@@ -128,7 +139,11 @@ def check(messages: Any, **options: Unpack[EncodeOptions]) -> list[Problem]:
         OptionError: for unknown options or bad values.
     """
     encoder = _Encoder(to_conversation(messages), Options.resolve(NAME, options), collect=True)
-    encoder.run()
+    payload = encoder.run()
+    encoder.last_checks(encoder.conversation)
+    # Converse API reference: a conversation starts with a user message
+    sent = "messages" not in payload or conversed(encoder.conversation)  # (a prompt resource)
+    no_messages(encoder, sent, "user or assistant message")
     return encoder.problems
 
 
@@ -223,8 +238,9 @@ class _Encoder(EncodePass):
     # ------------------------------------------------------------------ helpers
 
     def setting(self, field: str, reason: str) -> None:
-        """A setting Converse cannot say: the unsupported policy at ``/settings/<field>``."""
-        self.policy(f"/settings/{field}", f"settings.{field}: {reason}")
+        """A setting Converse cannot say: ``unsupported_settings`` at ``/settings/<field>``."""
+        what = f"settings.{field}: {reason} ({NAME} cannot carry it)"
+        self.unsupported_setting(f"/settings/{field}", what)
 
     def choice(self, reason: str) -> None:
         """A tool choice Converse cannot say: the unsupported policy at ``/tool_choice``."""
@@ -272,6 +288,18 @@ class _Encoder(EncodePass):
         if isinstance(kept, dict):
             return [wire, {"cachePoint": dict(kept)}]
         return [wire]
+
+    def size_limit(self, kind: str, data: str, at: str) -> None:
+        """Note inline image or document data over Converse's limit (decoded size)."""
+        limit = MAX_INLINE_BYTES[kind]
+        size = len(data) * 3 // 4 - data[-2:].count("=")  # (the bytes the base64 holds)
+        if size > limit:
+            self.problem(
+                at,
+                f"{kind}_too_large",
+                f"{kind} of {size} bytes: Converse takes at most {limit} ({limit / 2**20:g} MB) "
+                f"per {kind}",
+            )
 
     def blob(self, data: str, extras: dict[str, Any], at: str) -> bytes | str:
         """Inline data as the blob boto3 takes (``bytes``), or as it came (base64 text)."""
@@ -511,6 +539,8 @@ class _Encoder(EncodePass):
             if fmt is None:
                 return self.refuse(f"{kind} of type {mime or inline[0]}", index, position)
             source = {"bytes": self.blob(inline[1], extras, at)}
+            if self.collect and kind in MAX_INLINE_BYTES:
+                self.size_limit(kind, inline[1], at)
         elif block.url is not None and S3_URI.fullmatch(block.url):
             if fmt is None and mime is None:  # the format of the object's extension
                 extension = block.url.rsplit(".", 1)[-1].lower()
@@ -578,8 +608,7 @@ class _Encoder(EncodePass):
         ours = block.provider == NAME or (block.provider is None and NAME in (block.extras or {}))
         # Converse, ContentBlock: a union, one member per block
         if not ours or self.string or len(block.value) != 1:
-            kind = next(iter(block.value), None) if len(block.value) == 1 else None
-            return self.refuse(f"non-standard block {kind!r}", index, position)
+            return self.refuse(non_standard_what(block), index, position)
         extras = extras_of(block, NAME) if block.extras else {}
         at = pointer(index, "content", position)
         return self.cached(dict(block.value), block.cache_control, extras, at)
@@ -737,7 +766,9 @@ class _Encoder(EncodePass):
             or value is NOT_JSON
         ):
             # API reference, ToolUseBlock: a call needs its id, name and input
-            return self.refuse("invalid tool call", index, None)
+            where = pointer(index, "invalid_tool_calls", position)
+            text = self.unsupported(invalid_call_what(call), index, where=where)
+            return [] if text is None else [{"text": text}]
         self.tool_blocks += 1
         wire: dict[str, Any] = {
             "toolUseId": self.ids.get(call.id, call.id),

@@ -297,7 +297,7 @@ def _tool_choice(raw: Any) -> ToolChoice | None:
 def write_settings(encoder: _Encoder, payload: dict[str, Any]) -> None:
     """The settings in their Converse keys, the conversation's own extras merged back.
 
-    A setting Converse cannot say goes to the unsupported policy at
+    A setting Converse cannot say goes to the ``unsupported_settings`` policy at
     ``/settings/<field>``.
     """
     conversation = encoder.conversation

@@ -117,6 +117,11 @@ THINKING: Final = "thinking"
 # Settings without a Converse field at all.
 UNSUPPORTED_SETTINGS: Final = ("seed", "presence_penalty", "frequency_penalty")
 
+# Converse API reference, Message.content: "Each image's size ... must be no more than
+# 3.75 MB"; "Each document's size must be no more than 4.5 MB" (bytes as sent).
+MAX_INLINE_BYTES: Final = {"image": 3932160, "document": 4718592}
+"""Largest inline image and document, in bytes (3.75 MB and 4.5 MB)."""
+
 # Codec bookkeeping, under keys that are not Converse request keys:
 SCHEMA_TEXT: Final = "schema_text"
 """extras key of the exact ``jsonSchema.schema`` string of a response format."""

@@ -34,7 +34,14 @@ from chatschema_models.tool import (
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
-from chatschema.providers._common import decoder, extras_of, guarded, loads, set_extras
+from chatschema.providers._common import (
+    decoder,
+    extras_of,
+    guarded,
+    loads,
+    no_history,
+    set_extras,
+)
 from chatschema.providers.gemini.blocks import (
     Call,
     PartReader,
@@ -119,7 +126,7 @@ def decode_conversation(payload: Any) -> Conversation:
         ):
             request = {"contents": [data]}
         else:
-            READ.fail("expected {'contents': [...]} or a list of contents")
+            READ.fail(no_history(data, "contents", NAME, "contents"))
 
     history = _Decoder()
     history.empty_text = True

@@ -42,8 +42,10 @@ from chatschema.providers._common import (
     extras_of,
     foreign_tool_problems,
     guarded,
+    invalid_call_what,
     is_foreign_tool,
     message_index,
+    non_standard_what,
     parse_arguments,
     parse_data_url,
     pointer,
@@ -54,6 +56,7 @@ from chatschema.providers._common import (
     tool_result_as_text,
     tools_as_text,
 )
+from chatschema.providers._common.options import report_dropped_settings
 from chatschema.providers.gemini.fast import adjacent, fast_contents
 from chatschema.providers.gemini.settings import unsupported, write_settings
 from chatschema.providers.gemini.wire import (
@@ -106,11 +109,12 @@ def encode(messages: Any, **options: Unpack[EncodeOptions]) -> dict[str, Any]:
     Raises:
         ConversionError: with every structural problem when ``check`` is on.
         UnsupportedContentError: for content Gemini cannot carry (policy ``"error"``,
-            ``check=False``).
+            ``check=False``), or a setting it cannot say (``unsupported_settings``).
         OptionError: for unknown options or bad values.
     """
     encoder = _Encoder.run(messages, options, collect=False)
     raise_problems(encoder.problems, NAME)
+    report_dropped_settings(encoder.dropped_settings, NAME)
     return encoder.payload
 
 
@@ -206,6 +210,7 @@ class _Encoder(EncodePass):
             encoder.problems += found
         else:
             encoder.payload = encoder.request(conversation)
+        encoder.last_checks(conversation)
         encoder.problems.sort(key=_problem_order)
         return encoder
 
@@ -439,9 +444,8 @@ class _Encoder(EncodePass):
         for position, invalid in enumerate(message.invalid_tool_calls):
             if not self.string and _unnamed(invalid) is not None:
                 continue  # (written above, where it came)
-            what = f"invalid tool call {invalid.name!r}" if invalid.name else "invalid tool call"
             where = pointer(index, "invalid_tool_calls", position)
-            part = self.placeholder(what, index, where=where)
+            part = self.placeholder(invalid_call_what(invalid), index, where=where)
             if part is not None:
                 out.append(part)  # after the content: an invalid call has no position
         return out
@@ -613,9 +617,7 @@ class _Encoder(EncodePass):
                 if drop:
                     part.pop("thought_signature", None)
                 return part
-            return self.placeholder(
-                f"non-standard block of type {value['type']!r}", index, position
-            )
+            return self.placeholder(non_standard_what(block), index, position)
         return self.placeholder(f"{block.type} content", index, position)  # pragma: no cover
 
     def media(self, block: Any, index: int, position: int) -> dict[str, Any] | None:

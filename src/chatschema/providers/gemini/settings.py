@@ -29,7 +29,7 @@ key in (the API takes both; REST camelCase comes back in snake_case).
 
 Gemini has no schema name or description, and its structured output always holds
 to the schema: ``response_format.name``, ``.description`` and ``strict: false`` go
-through the unsupported-content policy, as does a ``reasoning_effort`` that is no
+through the ``unsupported_settings`` policy, as does a ``reasoning_effort`` that is no
 ``ThinkingLevel``.
 """
 
@@ -301,14 +301,19 @@ def _write_format(encoder: _Encoder, fmt: Any, generation: dict[str, Any], key: 
 
 
 def unsupported(encoder: _Encoder, field: str, reason: str, *, root: str = "settings") -> None:
-    """A setting Gemini cannot say, under the unsupported-content policy.
+    """A setting (``root="settings"``) or a tool choice Gemini cannot say.
 
-    ``"error"`` notes a problem at ``/<root>/<field>`` (``/settings/seed``) in collect
-    mode and raises otherwise; ``"drop"`` and ``"placeholder"`` leave it out.
+    Settings go to the ``unsupported_settings`` policy, the tool choice to the
+    unsupported-content policy: ``"error"`` notes a problem at ``/<root>/<field>``
+    (``/settings/seed``) in collect mode and raises otherwise; ``"drop"`` (and
+    ``"placeholder"``) leave it out.
     """
+    what = f"{root}.{field.replace('/', '.')}: {reason}"
+    if root == "settings":
+        encoder.unsupported_setting(f"/{root}/{field}", what)
+        return
     if encoder.options.unsupported != "error":
         return
-    what = f"{root}.{field.replace('/', '.')}: {reason}"
     if encoder.collect:
         encoder.problems.append(Problem(f"/{root}/{field}", "unsupported_content", what))
         return

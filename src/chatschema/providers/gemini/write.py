@@ -22,7 +22,7 @@ from chatschema_models.usage import Usage
 
 from chatschema._json import copy_json
 from chatschema.errors import ChatSchemaError
-from chatschema.providers._common import Options, content_blocks
+from chatschema.providers._common import Options, content_blocks, invalid_call_what
 from chatschema.providers._common.respond import ALPHANUMERIC, Reply
 from chatschema.providers.gemini.encode import _Encoder, _merged, _unnamed
 from chatschema.providers.gemini.usage import usage_of
@@ -272,7 +272,7 @@ class PartWriter(_Encoder):
         """An invalid call that is no Gemini call kept as it came: the policy."""
         if _unnamed(invalid) is not None:
             return [self.meta({"function_call": _unnamed(invalid)}, invalid)]
-        what = f"invalid tool call {invalid.name!r}" if invalid.name else "invalid tool call"
+        what = invalid_call_what(invalid)
         text = self.unsupported(what, 0, None, where=f"/invalid_tool_calls/{position}")
         return [] if text is None else [{"text": text}]
 

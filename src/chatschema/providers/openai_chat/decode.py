@@ -38,6 +38,7 @@ from chatschema.providers._common import (
     decoder,
     describe,
     extras_of,
+    no_history,
     parse_arguments,
     set_extras,
 )
@@ -101,7 +102,7 @@ def decode_conversation(payload: Any) -> Conversation:
         raw_messages = data
         data = {}
     else:
-        READ.fail(f"expected {{'messages': [...]}} or a list of messages, not {describe(data)}")
+        READ.fail(no_history(data, "messages", NAME))
     messages = [_decode_message(raw, index) for index, raw in enumerate(raw_messages)]
     fields: dict[str, Any] = {"messages": messages}
     if len(data) > 1:  # a request's other keys (checked apart: messages are hot)

@@ -33,7 +33,7 @@ from chatschema_models.tool import (
 )
 from typing_extensions import Unpack
 
-from chatschema.errors import Problem, UnsupportedContentError
+from chatschema.errors import Problem
 from chatschema.providers._common import (
     EncodeOptions,
     EncodePass,
@@ -47,6 +47,8 @@ from chatschema.providers._common import (
     foreign_tool_problems,
     guarded,
     is_foreign_tool,
+    no_messages,
+    non_standard_what,
     pointer,
     raise_problems,
     sendable_tools,
@@ -55,6 +57,7 @@ from chatschema.providers._common import (
     tool_result_as_text,
     tools_as_text,
 )
+from chatschema.providers._common.options import report_dropped_settings
 from chatschema.providers._openai import cache_breakpoint, custom_input
 from chatschema.providers.openai_chat.blocks import (
     READ,
@@ -134,7 +137,11 @@ def encode(messages: Any, **options: Unpack[EncodeOptions]) -> dict[str, Any]:
         resolved, collect=resolved.check, explicit_system_role="system_role" in options
     )
     request = encoder.request(conversation)
+    encoder.last_checks(conversation)
+    # API reference, Create chat completion: `messages` is an array of minimum length 1
+    no_messages(encoder, conversation.messages, "message")
     raise_problems(encoder.problems, NAME)
+    report_dropped_settings(encoder.dropped_settings, NAME)
     return request
 
 
@@ -160,6 +167,9 @@ def check(messages: Any, **options: Unpack[EncodeOptions]) -> list[Problem]:
     resolved = Options.resolve(NAME, options)
     encoder = _Encoder(resolved, collect=True, explicit_system_role="system_role" in options)
     encoder.request(conversation)
+    encoder.last_checks(conversation)
+    # API reference, Create chat completion: `messages` is an array of minimum length 1
+    no_messages(encoder, conversation.messages, "message")
     return encoder.problems
 
 
@@ -237,22 +247,6 @@ class _Encoder(EncodePass):
             ]
             merge_kept(result, own, REQUEST_MARKERS.union(fragments), "extras")
         return result
-
-    def unsupported_setting(self, field: str) -> None:
-        """A setting Chat Completions has no key for, by the unsupported policy.
-
-        Check notes it at ``/settings/<field>``; ``"error"`` raises; ``"drop"`` and
-        ``"placeholder"`` leave it out (a setting has no text form).
-        """
-        reason = f"settings.{field}: {NAME} has no {field}"
-        if self.options.unsupported != "error":
-            return
-        if self.collect:
-            self.problems.append(Problem(f"/settings/{field}", "unsupported_content", reason))
-            return
-        raise UnsupportedContentError(
-            f"{reason} (options: unsupported='drop' or 'placeholder')", provider=NAME
-        )
 
     # -------------------------------------------------------------- messages
 
@@ -601,7 +595,7 @@ class _Encoder(EncodePass):
             return self.reasoning_as_text(block)
         elif isinstance(block, NonStandardBlock):
             if extras_of(block, NAME).get("part") is not True:
-                return self.placeholder("a non-standard block of another format", index, position)
+                return self.placeholder(non_standard_what(block), index, position)
             if self.string_mode:
                 return self.placeholder("a non-standard part in string content", index, position)
             return checked(block.value, "non_standard value", index, position)  # type: ignore[no-any-return]

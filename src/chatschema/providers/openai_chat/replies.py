@@ -23,7 +23,7 @@ from chatschema_models.message import AssistantMessage
 from chatschema_models.tool import InvalidToolCall, ToolCall
 from chatschema_models.usage import Usage
 
-from chatschema.providers._common import arguments_text, extras_of
+from chatschema.providers._common import arguments_text, extras_of, non_standard_what
 from chatschema.providers._common.respond import Reply
 from chatschema.providers._openai import citation_fields, custom_input
 from chatschema.providers.openai_chat.request import checked, merge_kept
@@ -362,7 +362,7 @@ def openai_made(model: str | None, reply_id: str | None, created: Any) -> bool:
 def block_what(block: ContentBlock) -> str:
     """A block's kind, for the unsupported-content message."""
     if isinstance(block, NonStandardBlock):
-        return f"a non-standard block{f' of {block.provider}' if block.provider else ''}"
+        return non_standard_what(block)
     if isinstance(block, AudioBlock):
         return "audio output by URL or file id" if block.base64 is None else "a second audio output"
     kind = block.type

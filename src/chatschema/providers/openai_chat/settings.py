@@ -18,7 +18,7 @@ neutral                     Chat Completions
 ``response_format``         ``response_format``: ``text``, ``json_object``,
                             ``json_schema {name, description, schema, strict}``
 ``reasoning_effort``        ``reasoning_effort``
-``top_k``,                  none: unsupported content (``/settings/<field>``)
+``top_k``,                  none: the ``unsupported_settings`` policy (``/settings/<field>``)
 ``thinking_budget``
 ==========================  ===========================================================
 
@@ -42,6 +42,7 @@ from chatschema.providers._common import describe
 from chatschema.providers.openai_chat.blocks import READ, PythonKey, copy_at, json_copy, leftover
 from chatschema.providers.openai_chat.rules import valid_tool_name
 from chatschema.providers.openai_chat.wire import (
+    NAME,
     OUTPUT_LIMIT_KEY,
     SAMPLING_FLOATS,
     SETTING_KEYS,
@@ -179,7 +180,7 @@ def _response_format(raw: Any, extras: dict[str, Any]) -> Any:
 def encode_settings(
     settings: GenerationSettings, extras: Mapping[str, Any], encoder: _Encoder
 ) -> dict[str, Any]:
-    """The request keys of ``settings``: only those set; unsupported ones by the policy.
+    """The request keys of ``settings``: only those set; others by ``unsupported_settings``.
 
     ``extras`` (the conversation's own) say which output-limit key and stop form
     the request had.
@@ -212,7 +213,8 @@ def encode_settings(
         wire["response_format"] = {"type": response_format.type}
     for field in UNSUPPORTED_SETTINGS:
         if getattr(settings, field) is not None:
-            encoder.unsupported_setting(field)
+            reason = f"settings.{field}: {NAME} has no {field}"
+            encoder.unsupported_setting(f"/settings/{field}", reason)
     return wire
 
 

@@ -46,12 +46,15 @@ from chatschema.providers._common import (
     application_tools,
     arguments_text,
     content_blocks,
+    conversed,
     data_url,
     extras_of,
     foreign_tool_problems,
     guarded,
     is_foreign_tool,
     message_index,
+    no_messages,
+    non_standard_what,
     pointer,
     raise_problems,
     sendable_tools,
@@ -60,6 +63,7 @@ from chatschema.providers._common import (
     tool_result_as_text,
     tools_as_text,
 )
+from chatschema.providers._common.options import report_dropped_settings
 from chatschema.providers._openai import CITATION_FIELDS, cache_breakpoint, citation_fields
 from chatschema.providers.openai_responses.fast import write_messages
 from chatschema.providers.openai_responses.items import (
@@ -129,9 +133,9 @@ def encode(messages: Any, **options: Unpack[EncodeOptions]) -> dict[str, Any]:
         ValidationError: when ``messages`` is not a conversation.
         OptionError: for unknown options or bad option values.
         UnsupportedContentError: for content Responses cannot carry (audio, video,
-            images without vision ...) and settings it has no key for (``stop``,
-            ``seed``, ``top_k``, penalties, ``thinking_budget``) under
-            ``unsupported="error"``.
+            images without vision ...) under ``unsupported="error"``, and
+            settings it has no key for (``stop``, ``seed``, ``top_k``, penalties,
+            ``thinking_budget``) under ``unsupported_settings="error"``.
         ConversionError: with every structural problem (unanswered tool calls,
             duplicate item ids, reasoning without its following item ...) when
             ``check`` is on.
@@ -142,8 +146,11 @@ def encode(messages: Any, **options: Unpack[EncodeOptions]) -> dict[str, Any]:
     # and raises with all of them; without, the first unsupported part raises.
     encoder = _Encoder(resolved, collect=resolved.check)
     payload = encoder.request(conversation)
+    encoder.last_checks(conversation)
+    _no_input(encoder, conversation)
     if resolved.check:
         raise_problems(_problems(conversation, encoder), NAME)
+    report_dropped_settings(encoder.dropped_settings, NAME)
     return payload
 
 
@@ -162,6 +169,8 @@ def check(messages: Any, **options: Unpack[EncodeOptions]) -> list[Problem]:
     conversation = to_conversation(messages)
     encoder = _Encoder(Options.resolve(NAME, options), collect=True)
     encoder.request(conversation)
+    encoder.last_checks(conversation)
+    _no_input(encoder, conversation)
     return _problems(conversation, encoder)
 
 
@@ -179,6 +188,24 @@ def _problems(conversation: Conversation, encoder: _Encoder) -> list[Problem]:
         # (the calls these outputs answer) are the stored response's or conversation's
         problems = [problem for problem in problems if problem.keyword != "orphan_tool_result"]
     return sorted(problems + encoder.problems, key=_message_order)
+
+
+def _no_input(encoder: _Encoder, conversation: Conversation) -> None:
+    """Note a request without input items that names no stored input or prompt.
+
+    Messages that give no item (an assistant message without content or calls) count
+    as none; what the unsupported policy drops is the format's rule for empty messages.
+    """
+    if encoder.items or (conversed(conversation) and encoder.options.unsupported != "error"):
+        return
+    extras = extras_of(conversation, NAME) if conversation.extras else {}
+    # API reference, Create a model response: the input comes from `input`, a stored
+    # response or conversation, or a `prompt` template
+    if extras.get(NO_INPUT) is True or extras.get("prompt") is not None:
+        return
+    if any(extras.get(key) is not None for key in STORED_INPUT_KEYS):
+        return
+    no_messages(encoder, None, "input item (or a previous_response_id, conversation or prompt)")
 
 
 def _message_order(problem: Problem) -> int:
@@ -700,6 +727,5 @@ def _item_fields(message: Message) -> dict[str, Any]:
 def _what(block: ContentBlock, where: str) -> str:
     """How the unsupported-content policy names a block."""
     if isinstance(block, NonStandardBlock):
-        kind = block.value.get("type")
-        return f"non_standard block {kind!r} {where}"
+        return f"{non_standard_what(block)} {where}"
     return f"{block.type} block {where}"

@@ -37,7 +37,6 @@ from chatschema_models.tool import (
 )
 
 from chatschema._json import copy_json
-from chatschema.errors import Problem, UnsupportedContentError
 from chatschema.providers._common import EncodePass, extras_of, merge_extras
 from chatschema.providers.openai_responses.wire import (
     EXPLICIT_AUTO,
@@ -288,7 +287,7 @@ def encode_settings(encoder: EncodePass, conversation: Conversation) -> dict[str
     """The request keys of the conversation's settings and of its extras of this format.
 
     Read once per request. A setting this API has no key for goes through the
-    unsupported policy, at ``/settings/<field>``.
+    ``unsupported_settings`` policy, at ``/settings/<field>``.
     """
     out: dict[str, Any] = {}
     settings = conversation.settings
@@ -340,17 +339,9 @@ def encode_extras(
 
 
 def _unsupported(encoder: EncodePass, field: str) -> None:
-    """A setting this API cannot take: noted (check), raised ("error") or left out."""
+    """A setting this API cannot take: by the ``unsupported_settings`` policy."""
     reason = f"settings.{field}: {NAME} has {UNSUPPORTED[field]}"
-    options = encoder.options
-    if options.unsupported != "error":
-        return  # "drop" and "placeholder": left out
-    if encoder.collect:
-        encoder.problems.append(Problem(f"/settings/{field}", "unsupported_content", reason))
-        return
-    raise UnsupportedContentError(
-        reason + " (options: unsupported='drop' or 'placeholder')", provider=NAME
-    )
+    encoder.unsupported_setting(f"/settings/{field}", reason)
 
 
 def _encode_format(value: ResponseFormat) -> dict[str, Any]:
