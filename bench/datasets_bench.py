@@ -68,9 +68,7 @@ def write_dataset(directory: Path, rows: int) -> dict[str, Any]:
             messages = [system, *episodes[(row * 7919) % len(episodes)]]
             stream.write(json.dumps({"id": f"conv_{row:07d}", "messages": messages}) + "\n")
     openai = directory / "agent.openai_chat.jsonl"
-    convert_dataset(
-        neutral, openai, source_format="neutral", target_format="openai_chat", batch_size=500
-    )
+    convert_dataset(neutral, openai, source="neutral", target="openai_chat", batch_size=500)
     return {
         "rows": rows,
         "episodes": len(episodes),

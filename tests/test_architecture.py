@@ -39,6 +39,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "chatschema.errors",
             "chatschema.limits",
             "chatschema._arguments",
+            "chatschema._detect",
             "chatschema._gc",
             "chatschema._generated",
             "chatschema._json",

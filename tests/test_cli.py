@@ -43,7 +43,7 @@ def test_validate_jsonl_reports_file_line_and_pointer(
     assert status == 1
     assert out.splitlines() == [
         f"{data}:3: /messages/0/content: Field required [required]",
-        f"{data}:4: /: not valid JSON: Expecting property name enclosed in double quotes: "
+        f"{data}:4: (root): not valid JSON: Expecting property name enclosed in double quotes: "
         "line 1 column 2 (char 1) [json]",
         f"{data}:5: /messages/0/tool_call_id: Field required [required]",
         f"{data}:5: /extra: Extra inputs are not permitted [additionalProperties]",

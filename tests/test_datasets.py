@@ -239,7 +239,7 @@ def test_hostile_rows_are_reported_at_their_row_and_the_rest_converted(tmp_path:
     write_jsonl(source, lines)
     target = tmp_path / "mixed.parquet"
     summary = convert_dataset(
-        source, target, source_format="neutral", target_format="anthropic", jobs=2, batch_size=6
+        source, target, source="neutral", target="anthropic", jobs=2, batch_size=6
     )
     assert (summary.rows, summary.failed) == (40, len(HOSTILE))
     table = pq.read_table(target)
@@ -273,9 +273,9 @@ def test_jsonl_to_parquet_to_jsonl_gives_back_the_canonical_conversations(tmp_pa
     source, middle, back = tmp_path / "in.jsonl", tmp_path / "mid.parquet", tmp_path / "back.jsonl"
     write_jsonl(source, [json.dumps(document, indent=None) for document in documents])
     first = convert_dataset(
-        source, middle, source_format="neutral", target_format="neutral", batch_size=7, jobs=2
+        source, middle, source="neutral", target="neutral", batch_size=7, jobs=2
     )
-    second = convert_dataset(middle, back, source_format="neutral", target_format="neutral", jobs=1)
+    second = convert_dataset(middle, back, source="neutral", target="neutral", jobs=1)
     assert first.failed == second.failed == 0 and second.rows == len(documents)
     returned = [json.loads(line) for line in back.read_text("utf-8").splitlines()]
     assert returned == canonical
@@ -290,7 +290,7 @@ def test_the_parquet_output_opens_in_huggingface_polars_and_duckdb(tmp_path: Pat
     source, target = tmp_path / "in.jsonl", tmp_path / "stats.parquet"
     write_jsonl(source, [json.dumps(conversation(i)) for i in range(12)] + ["{bad"])
     summary = stats_dataset(source, target, jobs=1)
-    assert summary.rows == 13 and summary.failed == 1 and summary.sums["n_messages"] == 60
+    assert summary.rows == 13 and summary.failed == 1 and summary.totals["n_messages"] == 60
 
     hf = datasets.Dataset.from_parquet(str(target))
     assert {"conversation", "problems", "tokens", "n_messages"} <= set(hf.column_names)
@@ -349,7 +349,7 @@ def test_cli_output_is_the_same_whatever_the_jobs(
         )
         assert f"{jobs} jobs" in summary.splitlines()[-1] or jobs == "1"
     assert runs["1"][0] == 1 and len(runs["1"][1].splitlines()) == 36 - len(HOSTILE)
-    assert runs["1"][2][0].startswith(f"{source}:4: /: not valid JSON")
+    assert runs["1"][2][0].startswith(f"{source}:4: (root): not valid JSON")
     assert runs["1"][3] == runs["1"][5] == 1
     assert runs["1"][6].splitlines()[0].startswith(f"{source}:4: ")
     for jobs in ("2", "3"):
@@ -406,7 +406,13 @@ def test_validate_dataset_writes_one_report_per_row(tmp_path: Path) -> None:
     source, report = tmp_path / "in.jsonl", tmp_path / "report.jsonl"
     write_jsonl(source, ["", json.dumps(conversation(1)), "", '{"messages": [{"role": "x"}]}'])
     summary = validate_dataset(source, report, jobs=1)
-    assert (summary.rows, summary.ok, summary.failed, summary.problems) == (2, 1, 1, 1)
+    assert (summary.rows, summary.ok, summary.failed, summary.problem_count) == (2, 1, 1, 1)
+    [found] = summary.problems
+    assert (found.position, found.problem.pointer, found.problem.keyword) == (
+        4,
+        "/messages/0/role",
+        "discriminator",
+    )
     lines = [json.loads(line) for line in report.read_text("utf-8").splitlines()]
     assert lines[0] == {"line": 2, "valid": True, "problems": []}
     assert lines[1]["line"] == 4 and lines[1]["problems"][0]["keyword"] == "discriminator"

@@ -42,7 +42,7 @@ checked = validate_dataset(source, engine="ray", batch_size=500)
 stats = stats_dataset(source, engine="ray")
 print(json.dumps({"status": status, "status_jsonl": status_jsonl,
                   "stdout": [status_stdout, printed.getvalue().splitlines()],
-                  "validate": [checked.rows, checked.failed, checked.problems, checked.engine,
+                  "validate": [checked.rows, checked.failed, checked.problem_count, checked.engine,
                                [(row, [p.keyword for p in found])
                                 for _, row, _, found in checked.reported]],
                   "stats": stats.as_dict()["totals"]}))
@@ -68,7 +68,7 @@ def test_the_ray_engine_gives_the_results_of_the_local_path(tmp_path: Path) -> N
     assert report["status"] == report["status_jsonl"] == 1  # hostile rows failed
 
     local = tmp_path / "local.parquet"
-    convert_dataset(source, local, source_format="neutral", target_format="anthropic", jobs=1)
+    convert_dataset(source, local, source="neutral", target="anthropic", jobs=1)
     expected = pq.read_table(local)
     parts = sorted(out_dir.glob("*.parquet"))
     assert parts, list(out_dir.iterdir())
@@ -89,13 +89,13 @@ def test_the_ray_engine_gives_the_results_of_the_local_path(tmp_path: Path) -> N
         for line in part.read_text("utf-8").splitlines()
     ]
     local_jsonl = tmp_path / "local.jsonl"
-    convert_dataset(source, local_jsonl, source_format="neutral", target_format="anthropic")
+    convert_dataset(source, local_jsonl, source="neutral", target="anthropic")
     assert ray_lines == local_jsonl.read_text("utf-8").splitlines()
     assert len(ray_lines) == ROWS - len(HOSTILE)
     assert report["stdout"] == [1, ray_lines]  # no -o: JSON Lines on standard output
     # Ray's output directory reads back locally, part files in order.
     back = tmp_path / "back.jsonl"
-    summary = convert_dataset(out_dir, back, source_format="anthropic", target_format="anthropic")
+    summary = convert_dataset(out_dir, back, source="anthropic", target="anthropic")
     assert summary.rows == ROWS and summary.failed == len(HOSTILE)  # the null rows
     assert back.read_text("utf-8").splitlines() == ray_lines
 
@@ -104,7 +104,7 @@ def test_the_ray_engine_gives_the_results_of_the_local_path(tmp_path: Path) -> N
     assert (rows, failed, problems, engine) == (
         checked.rows,
         checked.failed,
-        checked.problems,
+        checked.problem_count,
         "ray",
     )
     assert [row for row, _ in reported] == [index + 1 for index in sorted(HOSTILE)]

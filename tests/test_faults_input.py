@@ -279,7 +279,7 @@ def test_a_fifo_is_read_once_as_a_stream(tmp_path: Path) -> None:
     writer.join(timeout=5)
     assert done.returncode == 1, done.stderr
     assert len(out.read_text(encoding="utf-8").splitlines()) == 500
-    assert f"{fifo}:501: /: not valid JSON".encode() in done.stderr
+    assert f"{fifo}:501: (root): not valid JSON".encode() in done.stderr
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
@@ -320,7 +320,7 @@ def test_a_line_beyond_the_limit_is_reported_and_skipped(
             in (problem["message"])
         )
         out = tmp_path / f"out{jobs}.jsonl"
-        convert_dataset(source, out, source_format="neutral", target_format="neutral", jobs=jobs)
+        convert_dataset(source, out, source="neutral", target="neutral", jobs=jobs)
         assert len(out.read_text(encoding="utf-8").splitlines()) == 2
     # the same through the command line's reader, and through a stream
     documents = list(read_documents(str(source), None))
@@ -419,7 +419,7 @@ def test_a_stream_line_beyond_the_limit_is_skipped_to_its_newline(tmp_path: Path
         )
         assert done.returncode == 1
         assert done.stdout.decode().splitlines() == [
-            f"<stdin>:2: /: a line of {size:,} bytes, more than the limit of 65,536 "
+            f"<stdin>:2: (root): a line of {size:,} bytes, more than the limit of 65,536 "
             "(chatschema.limits.MAX_LINE_BYTES); skipped [maxLength]"
         ]
 
@@ -432,7 +432,7 @@ def test_the_line_limit_is_an_option_of_the_command(tmp_path: Path) -> None:
         done = chatschema("validate", *extra, "--max-line-bytes", "65536", str(source))
         assert done.returncode == 1
         assert done.stdout.decode().splitlines() == [
-            f"{source}:2: /: a line of {size:,} bytes, more than the limit of 65,536 "
+            f"{source}:2: (root): a line of {size:,} bytes, more than the limit of 65,536 "
             "(chatschema.limits.MAX_LINE_BYTES); skipped [maxLength]"
         ]
     assert chatschema("validate", str(source)).returncode == 0  # the default holds it

@@ -364,16 +364,14 @@ def test_a_run_that_fails_in_the_api_leaves_the_previous_output(tmp_path: Path) 
             convert_dataset(
                 source,
                 output,
-                source_format="openai_chat",
-                target_format="anthropic",
+                source="openai_chat",
+                target="anthropic",
                 jobs=1,
                 batch_size=100,
                 on_result=interrupt_at_the_second_batch(),
             )
         assert output.read_bytes() == OLD and temporaries(tmp_path) == []
-        summary = convert_dataset(
-            source, output, source_format="openai_chat", target_format="anthropic", jobs=1
-        )
+        summary = convert_dataset(source, output, source="openai_chat", target="anthropic", jobs=1)
         assert summary.rows == 300 and temporaries(tmp_path) == []
     assert pq.read_table(tmp_path / "out.parquet").num_rows == 300
     assert len((tmp_path / "out.jsonl").read_text("utf-8").splitlines()) == 300

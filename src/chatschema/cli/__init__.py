@@ -1,15 +1,21 @@
 """The ``chatschema`` command (also ``python -m chatschema``).
 
     chatschema validate [--type T] [--provider P] [--format text|json] PATH... | -
-    chatschema convert --from F --to F [--option NAME=VALUE ...] [PATH | -]
+    chatschema convert [--from F] --to F [--option NAME=VALUE ...] [PATH | -]
     chatschema stats [--provider P] PATH...
+    chatschema --version
     (datasets, .jsonl / .parquet: -o PATH, --jobs N, --engine local|ray)
     chatschema schema [TYPE] [--bundle]
     chatschema demo
 
 Exit status: 0 valid (or done), 1 invalid input, 2 usage or I/O error, 130 interrupted
 (Ctrl-C), 143 terminated (SIGTERM). Problems are reported with file, line and JSON
-pointer, never with a traceback. A file output is written whole or not at all.
+pointer (the whole document's pointer, the empty one, is written ``(root)``), never
+with a traceback. A file output is written whole or not at all.
+
+Without ``--from`` (convert) or ``--provider`` (stats), the input's format is
+detected from its first rows (or a Parquet file's metadata); a given format the rows
+contradict gets one ``warning:`` line on stderr.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -24,6 +31,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import IO, Any
 
+from chatschema._detect import Detection, detect_rows
 from chatschema._json import dumps
 from chatschema.cli._exit import (
     ClosedOutput,
@@ -46,6 +54,93 @@ __all__ = ["main", "read_documents"]
 
 FORMATS = ("neutral", *PROVIDERS)
 DOCUMENT_TYPES = ("auto", "Message", "messages", "Conversation", "jsonl")
+ROOT = "(root)"
+"""How text output writes the empty JSON pointer, the whole document (RFC 6901)."""
+HEAD_ROWS = 100
+"""The rows format detection reads, at most."""
+
+
+def _pointer(pointer: str) -> str:
+    return pointer or ROOT
+
+
+def _warn(message: str) -> None:
+    write_line(f"warning: {message}", file=sys.stderr)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("chatschema")
+    except PackageNotFoundError:  # run from a source tree
+        from chatschema import __version__
+
+        return __version__
+
+
+# ------------------------------------------------------------------ input format
+
+
+def _dataset_format(
+    args: argparse.Namespace, path: str, given: str | None, flag: str, name: Any
+) -> tuple[str, Detection | None]:
+    """The format of a dataset input: given (checked against its head), or detected."""
+    from chatschema.datasets import DatasetError, _expand
+    from chatschema.datasets._formats import resolve_format
+    from chatschema.datasets._io import file_format
+
+    try:
+        if os.path.isdir(path):  # a directory of part files, as Ray writes: its first file
+            path = _expand([path])[0]
+        form = file_format(path, args.input_format)
+        column = args.column
+        if column is None and form == "parquet":
+            from chatschema.datasets import _head_column
+
+            column = _head_column(path, form)
+        return resolve_format(
+            given, [path], [form], column or "conversation", name=name, on_warning=_warn, flag=flag
+        )
+    except DatasetError as error:
+        raise UsageError(str(error)) from None
+
+
+def _document_format(
+    head: list[Document], given: str | None, flag: str, name: Any
+) -> tuple[str, Detection | None]:
+    """The format of single documents or stdin: given (checked), or detected from the head."""
+    from chatschema.datasets import DatasetError
+    from chatschema.datasets._formats import choose
+
+    kept = [document for document in head if document.error is None]
+    found, number = detect_rows([document.value for document in kept], limit=HEAD_ROWS)
+    where = "the input"
+    if number:
+        document = kept[number - 1]
+        where = f"{_where(document.source, document.line, True)}"
+    try:
+        return choose(given, found, where, name=name, on_warning=_warn, flag=flag)
+    except DatasetError as error:
+        raise UsageError(str(error)) from None
+
+
+def _note(chosen: str, found: Detection | None, flag: str) -> None:
+    """Say which format was detected (nothing when it was given)."""
+    if found is not None:
+        write_line(
+            f"chatschema: reading the input as {chosen} (detected: {found.reason}; "
+            f"{flag} overrides)",
+            file=sys.stderr,
+        )
+
+
+def _head(documents: Any) -> tuple[list[Document], Any]:
+    """The first documents (read for detection) and an iterator over all of them."""
+    import itertools
+
+    head = list(itertools.islice(documents, HEAD_ROWS))
+    return head, itertools.chain(head, documents)
 
 
 # ---------------------------------------------------------------------- validate
@@ -161,6 +256,7 @@ def _run_dataset(
             output_format=args.output_format,
             on_result=take,
             overwrite=args.overwrite,
+            on_warning=lambda message: None,  # the command checked the format itself
         )
     except KeyboardInterrupt as error:
         progress.done()
@@ -179,7 +275,7 @@ def _run_dataset(
     if args.engine == "ray":  # results were not streamed back batch by batch
         tally.documents += summary.rows
         tally.invalid += summary.failed
-        tally.problems += summary.problems
+        tally.problems += summary.problem_count
         for source, position, line_based, problems in summary.reported:
             on_problem(source, position, line_based, problems)
     return summary
@@ -208,7 +304,15 @@ def validate_command(args: argparse.Namespace) -> int:
         for problem in problems:
             _report(args.format, document, problem, line_based)
 
-    options = {"format": args.provider or "neutral", "type": args.type}
+    def name(given: str) -> str:
+        if args.provider:
+            return f"--provider {given}"
+        return "no --provider: checked as the neutral form"
+
+    given = args.provider or "neutral"
+    if datasets:
+        _dataset_format(args, datasets[0], given, "--provider", name)
+    options = {"format": given, "type": args.type}
     if args.output is not None:
         summary = _run_dataset(
             args, "validate", datasets, args.output, options, tally, on_problem, progress
@@ -222,7 +326,9 @@ def validate_command(args: argparse.Namespace) -> int:
                 )
                 speeds.append(summary)
                 continue
-            for document in read_documents(path, jsonl):
+            head, documents = _head(read_documents(path, jsonl))
+            _document_format(head, given, "--provider", name)
+            for document in documents:
                 tally.documents += 1
                 tally.sources.add(document.source)
                 problems = _check(document, args.type, args.provider)
@@ -272,7 +378,7 @@ def _report(form: str, document: Document, problem: Problem, line_based: bool = 
             )
         )
     else:
-        pointer = problem.pointer or "/"
+        pointer = _pointer(problem.pointer)
         where = _where(document.source, document.line, line_based)
         write_line(f"{where}: {pointer}: {problem.message} [{problem.keyword}]")
 
@@ -287,14 +393,36 @@ def _options(pairs: Sequence[str]) -> dict[str, Any]:
         if not sep:
             raise UsageError(f"--option takes NAME=VALUE, not {pair!r}")
         lowered = value.lower()
-        options[name] = True if lowered == "true" else False if lowered == "false" else value
+        typed: Any = True if lowered == "true" else False if lowered == "false" else value
+        if value.isdigit():  # a count (max_inline_chars=1000)
+            typed = int(value)
+        options[name] = typed
     return options
+
+
+def _source_name(given: str) -> str:
+    return f"--from {given}"
+
+
+def _check_encode(target: str, options: dict[str, Any]) -> None:
+    """An unknown option or a bad value: one usage error before the first row."""
+    from chatschema.datasets import check_encode_options
+
+    try:
+        check_encode_options(target, options)
+    except OptionError as error:
+        raise UsageError(f"--option: {error}") from None
 
 
 def convert_command(args: argparse.Namespace) -> int:
     """``chatschema convert``."""
     options = _options(args.option)
+    _check_encode(args.target, options)
     if _is_dataset(args.path, args):
+        args.source, detected = _dataset_format(
+            args, args.path, args.source, "--from", _source_name
+        )
+        _note(args.source, detected, "--from")
         return _convert_dataset(args, options)
     from chatschema.datasets import DatasetError
     from chatschema.datasets._output import OutputFile, refuse_inputs
@@ -338,17 +466,30 @@ def _convert_documents(
     args: argparse.Namespace, options: dict[str, Any], convert: Any, out: IO[str] | None
 ) -> tuple[int, int]:
     """Convert each document of the input; the exit status and the documents written."""
+    from chatschema.datasets._rows import not_a_conversation
+
     status = 0
     first: Any = None  # held back: a lone document is printed indented
     count = written = 0
-    for document in read_documents(args.path, None):
+    head, documents = _head(read_documents(args.path, None))
+    source, detected = _document_format(head, args.source, "--from", _source_name)
+    _note(source, detected, "--from")
+    for document in documents:
         count += 1
         if document.error is not None:
             write_line(f"{document.source}:{document.line}: {document.error}", file=sys.stderr)
             status = 1
             continue
+        wrong = not_a_conversation(document.value) if source == "neutral" else None
+        if wrong is not None:
+            write_line(
+                f"{document.source}:{document.line}: {ROOT}: {wrong.message} [{wrong.keyword}]",
+                file=sys.stderr,
+            )
+            status = 1
+            continue
         try:
-            result = convert(document.value, source=args.source, target=args.target, **options)
+            result = convert(document.value, source=source, target=args.target, **options)
         except ChatSchemaError as error:
             write_line(f"{document.source}:{document.line}: {error}", file=sys.stderr)
             status = 1
@@ -379,7 +520,7 @@ def _convert_dataset(args: argparse.Namespace, options: dict[str, Any]) -> int:
     def on_problem(source: str, position: int, line_based: bool, problems: list[Problem]) -> None:
         where = _where(source, position, line_based)
         for problem in problems:
-            pointer = problem.pointer or "/"
+            pointer = _pointer(problem.pointer)
             write_line(
                 f"{where}: {pointer}: {problem.message} [{problem.keyword}]", file=sys.stderr
             )
@@ -411,12 +552,16 @@ def stats_command(args: argparse.Namespace) -> int:
     def on_problem(source: str, position: int, line_based: bool, problems: list[Problem]) -> None:
         where = _where(source, position, line_based)
         for problem in problems:
-            pointer = problem.pointer or "/"
+            pointer = _pointer(problem.pointer)
             write_line(
                 f"{where}: {pointer}: {problem.message} [{problem.keyword}]", file=sys.stderr
             )
 
-    options = {"format": args.provider or "neutral"}
+    chosen, detected = _dataset_format(
+        args, args.paths[0], args.provider, "--provider", lambda given: f"--provider {given}"
+    )
+    _note(chosen, detected, "--provider")
+    options = {"format": chosen}
     summary = _run_dataset(
         args, "stats", args.paths, args.output, options, tally, on_problem, progress
     )
@@ -492,6 +637,7 @@ def serve_command(args: argparse.Namespace) -> int:
             model=args.model,
             max_tokens=args.max_tokens,
             unsupported=args.unsupported,
+            unsupported_settings=args.unsupported_settings,
             reasoning=args.reasoning,
             connect_timeout=args.connect_timeout,
             read_timeout=args.read_timeout,
@@ -574,6 +720,9 @@ def _parser() -> argparse.ArgumentParser:
         prog="chatschema",
         description="Validate, convert and describe LLM conversation data.",
     )
+    parser.add_argument(
+        "--version", action="version", version=f"chatschema {_version()}", help="print the version"
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     validate = commands.add_parser(
@@ -592,7 +741,8 @@ def _parser() -> argparse.ArgumentParser:
     validate.add_argument(
         "--provider",
         choices=FORMATS[1:],
-        help="the documents are in this provider's format (decoded to check)",
+        help="the documents are in this provider's format: decoded, then checked by the "
+        "provider's rules (those convert applies)",
     )
     validate.add_argument(
         "--format",
@@ -612,7 +762,12 @@ def _parser() -> argparse.ArgumentParser:
     convert.add_argument(
         "path", nargs="?", default="-", metavar="PATH", help="input file (default: stdin)"
     )
-    convert.add_argument("--from", dest="source", choices=FORMATS, required=True)
+    convert.add_argument(
+        "--from",
+        dest="source",
+        choices=FORMATS,
+        help="the input's format (default: detected from the first rows)",
+    )
     convert.add_argument("--to", dest="target", choices=FORMATS, required=True)
     convert.add_argument(
         "--option",
@@ -634,7 +789,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     stats.add_argument("paths", nargs="+", metavar="PATH", help=".jsonl or .parquet datasets")
     stats.add_argument(
-        "--provider", choices=FORMATS[1:], help="the conversations are in this provider's format"
+        "--provider",
+        choices=FORMATS[1:],
+        help="the conversations are in this provider's format (default: detected)",
     )
     stats.add_argument("--format", choices=("text", "json"), default="text")
     _dataset_options(stats, "each row with its statistics (.parquet or .jsonl)")
@@ -666,6 +823,11 @@ def _parser() -> argparse.ArgumentParser:
         "--max-tokens", type=int, default=4096, metavar="N", help="when required and not given"
     )
     serve.add_argument("--unsupported", choices=("error", "drop", "placeholder"), default="error")
+    serve.add_argument(
+        "--unsupported-settings",
+        choices=("error", "drop"),
+        help="settings the upstream has no key for (default: as --unsupported)",
+    )
     serve.add_argument("--reasoning", choices=("replay", "text", "drop"), default="replay")
     serve.add_argument("--connect-timeout", type=float, default=10.0, metavar="SECONDS")
     serve.add_argument("--read-timeout", type=float, default=600.0, metavar="SECONDS")

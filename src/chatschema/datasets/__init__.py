@@ -22,6 +22,7 @@ pyarrow (extra ``parquet``) and Ray (extra ``ray``) are imported only when used.
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from os import PathLike
 from typing import Any
@@ -34,23 +35,29 @@ from chatschema.datasets._batch import (
     trim_batch,
     validate_batch,
 )
-from chatschema.datasets._errors import DatasetError, MissingExtraError
+from chatschema.datasets._errors import DatasetError, FormatWarning, MissingExtraError
+from chatschema.datasets._formats import resolve_format
 from chatschema.datasets._rows import FORMATS, STATS
-from chatschema.datasets._summary import Summary
+from chatschema.datasets._summary import PROBLEMS_KEPT, RowProblem, Summary
 from chatschema.datasets._work import ChunkResult, Job
+from chatschema.errors import ChatSchemaError, OptionError
 
 __all__ = [
     "FORMATS",
+    "PROBLEMS_KEPT",
     "STATS",
     "ChunkResult",
     "DatasetError",
+    "FormatWarning",
     "MissingExtraError",
+    "RowProblem",
     "Summary",
     "convert_batch",
     "convert_dataset",
     "problems_to_dicts",
     "redact_batch",
     "redact_dataset",
+    "check_encode_options",
     "run",
     "stats_batch",
     "stats_dataset",
@@ -83,6 +90,7 @@ def run(
     output_format: str | None = None,
     on_result: Callable[[ChunkResult], None] | None = None,
     overwrite: bool = False,
+    on_warning: Callable[[str], None] | None = None,
 ) -> Summary:
     """Run a batch function over whole datasets; write the results; summarize.
 
@@ -109,14 +117,20 @@ def run(
         input_format: ``jsonl`` or ``parquet``, when the input names do not say.
         output_format: ``jsonl`` or ``parquet``, when the output name does not say.
         options: the batch function's keyword arguments (``source``/``target``,
-            ``format``, ``max_tokens``...).
+            ``format``, ``max_tokens``...). The input format (``source`` for
+            convert, ``format`` for the others) None or absent: detected from the
+            first input (the metadata of a Parquet file chatschema wrote, else the
+            first rows' shapes); ``validate`` checks the neutral form unless told.
         on_result: called with each batch's result, in input order (local engine).
         overwrite: with Ray, replace an existing output directory (else refused).
+        on_warning: called with the warning when the given input format contradicts
+            the first rows' shape (default: :class:`FormatWarning` via ``warnings``).
 
     Raises:
         DatasetError: an input or output that cannot be used (an output that is
-            one of the inputs is refused before anything is opened), or a run that
-            failed; a file output is then left as it was.
+            one of the inputs is refused before anything is opened), an input
+            format that cannot be detected, or a run that failed; a file output is
+            then left as it was.
         MissingExtraError: pyarrow or Ray is needed and not installed.
         OptionError: unknown formats or options.
     """
@@ -130,7 +144,11 @@ def run(
     if batch_size < 1:
         raise DatasetError(f"batch_size must be at least 1, not {batch_size}")
     options = dict(options or {})
-    _check_options(command, options)
+    key = "source" if command == "convert" else "format"
+    if command == "validate":
+        options.setdefault(key, "neutral")
+    given = options.get(key)
+    _check_options(command, {**options, key: given or "neutral"})
     paths = _paths(inputs)
     if not paths:
         raise DatasetError("no input given")
@@ -138,10 +156,26 @@ def run(
     out_form = None if target is None else file_format(target, output_format)
     refuse_inputs(target, paths)
     workers = max(1, jobs if jobs is not None else available_cores())
+    local = _expand(paths) if engine == "local" else paths
+    head_forms = [_form_of(local[0], input_format)]
+    head_column = column or _head_column(local[0], head_forms[0])
+    warn = on_warning or _warn
+    chosen, detection = resolve_format(
+        given,
+        local[:1],
+        head_forms,
+        head_column,
+        name=lambda value: f"{key}={value!r}",
+        on_warning=warn,
+        flag=f"{key}=",
+    )
+    options[key] = chosen
+    encoding = options.get("target") if command == "convert" else chosen
+    check_encode_options(str(encoding), options.get("options") or {})
     if engine == "ray":
         from chatschema.datasets._ray import run_ray
 
-        return run_ray(
+        summary = run_ray(
             command,
             paths,
             target,
@@ -153,14 +187,51 @@ def run(
             input_format,
             overwrite=overwrite,
         )
-    if engine != "local":
+    elif engine != "local":
         raise DatasetError(f"unknown engine {engine!r}; expected 'local' or 'ray'")
-    paths = _expand(paths)
-    refuse_inputs(target, paths)
-    forms = [file_format(path, input_format) if path != "-" else "jsonl" for path in paths]
-    name = column or _column_of(paths, forms)
-    job = Job(command, options, name, out_form)
-    return _run_local(job, paths, forms, target, workers, batch_size, on_result)
+    else:
+        paths = local
+        refuse_inputs(target, paths)
+        forms = [file_format(path, input_format) if path != "-" else "jsonl" for path in paths]
+        name = column or _column_of(paths, forms)
+        job = Job(command, options, name, out_form)
+        summary = _run_local(job, paths, forms, target, workers, batch_size, on_result)
+    summary.format = chosen
+    summary.detected = None if detection is None else detection.reason
+    return summary
+
+
+def _warn(message: str) -> None:
+    warnings.warn(message, FormatWarning, stacklevel=4)
+
+
+def _form_of(path: str, explicit: str | None) -> str:
+    """The first input's dataset format, for detection (jsonl when it cannot be told)."""
+    from chatschema.datasets._io import file_format
+
+    if path == "-":
+        return "jsonl"
+    try:
+        return file_format(path, explicit)
+    except DatasetError:
+        return "jsonl"
+
+
+def _head_column(path: str, form: str) -> str:
+    from chatschema.datasets._io import _parquet_file, default_column
+
+    if form != "parquet" or not _is_file(path):
+        return "conversation"
+    try:
+        return default_column(_parquet_file(path).schema_arrow.names, path)
+    except DatasetError:
+        return "conversation"
+
+
+def _is_file(path: str) -> bool:
+    import os
+
+    return path != "-" and os.path.isfile(path)
 
 
 def _expand(paths: Sequence[str]) -> list[str]:
@@ -186,10 +257,34 @@ def _expand(paths: Sequence[str]) -> list[str]:
 
 
 def _check_options(command: str, options: Mapping[str, Any]) -> None:
-    """Fail before any work on options the batch function would refuse on every batch."""
+    """Fail before any work on options the batch function would refuse on every row."""
     from chatschema.datasets._batch import BATCH_FUNCTIONS
 
     BATCH_FUNCTIONS[command]({"conversation": []}, **options)
+
+
+def check_encode_options(target: str, options: Mapping[str, Any]) -> None:
+    """Refuse unknown encode options and bad values of ``target`` once, up front.
+
+    The target's codec resolves them as its ``encode`` does, on a one-message
+    conversation.
+
+    Raises:
+        OptionError: an unknown name or a bad value (the codec's message).
+    """
+    if not options:
+        return
+    if target == "neutral":
+        raise OptionError(f"encode options ({', '.join(options)}) make no sense for target neutral")
+    from chatschema.providers import get_codec
+
+    probe = {"messages": [{"role": "user", "content": "x"}]}
+    try:
+        get_codec(target).encode(probe, **options)
+    except OptionError:
+        raise
+    except ChatSchemaError:  # a rule of the probe itself, not an option
+        pass
 
 
 def _column_of(inputs: Sequence[str], forms: Sequence[str]) -> str:
@@ -290,7 +385,8 @@ def _take(
     summary.rows += result.rows
     summary.peak_rss_kb = max(summary.peak_rss_kb, result.peak_rss_kb)
     summary.failed += result.failed
-    summary.problems += sum(len(found) for _, found in result.problems)
+    for position, found in result.problems:
+        summary.add_problems(result.source, position, result.line_based, found)
     if result.sums:
         summary.add_sums(result.sums)
         summary.add_tokens(result.tokens)
@@ -300,8 +396,28 @@ def _take(
         on_result(result)
 
 
+def _deprecated(old: str, new: str) -> None:
+    warnings.warn(
+        f"{old}= is deprecated; use {new}= (the old name goes in the next release)",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+
+
+def _inputs_of(inputs: Paths | None, settings: dict[str, Any]) -> Paths:
+    """The inputs, also from the deprecated ``source=`` keyword of the paths."""
+    if "source" in settings:
+        _deprecated("source", "inputs")
+        old = settings.pop("source")
+        if inputs is None:
+            inputs = old
+    if inputs is None:
+        raise DatasetError("no input given")
+    return inputs
+
+
 def validate_dataset(
-    source: Paths,
+    inputs: Paths | None = None,
     output: str | PathLike[str] | None = None,
     *,
     format: str = "neutral",
@@ -311,68 +427,94 @@ def validate_dataset(
     """Validate every row of a dataset (see :func:`run` for ``settings``).
 
     Each row is checked as ``format`` (``neutral``: a conversation, a list of messages
-    or a message; or a provider format, decoded to check). ``output`` gets each row
-    with ``valid`` and ``problems``.
+    or a message; or a provider format, decoded and checked by the provider's
+    ``check``, as ``convert`` would). ``output`` gets each row with ``valid`` and
+    ``problems``. Rows that look like another format get a :class:`FormatWarning`.
     """
-    return run("validate", source, output, options={"format": format, "type": type}, **settings)
+    paths = _inputs_of(inputs, settings)
+    return run("validate", paths, output, options={"format": format, "type": type}, **settings)
 
 
 def convert_dataset(
-    source: Paths,
-    output: str | PathLike[str] | None,
+    inputs: Paths | None = None,
+    output: str | PathLike[str] | None = None,
     *,
-    source_format: str,
-    target_format: str,
+    source: str | None = None,
+    target: str | None = None,
     options: Mapping[str, Any] | None = None,
+    source_format: str | None = None,
+    target_format: str | None = None,
     **settings: Any,
 ) -> Summary:
-    """Convert every row of a dataset from ``source_format`` to ``target_format``.
+    """Convert every row of a dataset from format ``source`` to format ``target``.
 
-    ``options`` are encode options of the target (``unsupported="placeholder"``...).
-    See :func:`run` for the output and ``settings``.
+    ``source`` None: detected from the first input (see :func:`run`). ``options``
+    are encode options of the target (``unsupported="placeholder"``...), checked
+    before the first row. See :func:`run` for the output and ``settings``.
+    ``source_format=`` and ``target_format=`` are deprecated names of ``source=``
+    and ``target=``.
     """
-    settings_of_convert = {
-        "source": source_format,
-        "target": target_format,
-        "options": dict(options or {}),
-    }
-    return run("convert", source, output, options=settings_of_convert, **settings)
+    if source_format is not None:
+        _deprecated("source_format", "source")
+        if inputs is None and source is not None:  # the old keyword for the paths
+            inputs, source = source, None
+        source = source or source_format
+    if target_format is not None:
+        _deprecated("target_format", "target")
+        target = target or target_format
+    if target is None:
+        raise DatasetError("convert_dataset needs target= (the format to convert to)")
+    paths = _inputs_of(inputs, settings)
+    settings_of_convert = {"source": source, "target": target, "options": dict(options or {})}
+    return run("convert", paths, output, options=settings_of_convert, **settings)
 
 
 def stats_dataset(
-    source: Paths,
+    inputs: Paths | None = None,
     output: str | PathLike[str] | None = None,
     *,
-    format: str = "neutral",
+    format: str | None = None,
     **settings: Any,
 ) -> Summary:
-    """Per-conversation statistics (``STATS`` columns) and their totals in the summary."""
-    return run("stats", source, output, options={"format": format}, **settings)
+    """Per-conversation statistics (``STATS`` columns) and their totals in the summary.
+
+    ``format`` None: detected from the first input (see :func:`run`).
+    """
+    paths = _inputs_of(inputs, settings)
+    return run("stats", paths, output, options={"format": format}, **settings)
 
 
 def trim_dataset(
-    source: Paths,
-    output: str | PathLike[str] | None,
+    inputs: Paths | None = None,
+    output: str | PathLike[str] | None = None,
     *,
     max_tokens: int,
-    format: str = "neutral",
+    format: str | None = None,
     strategy: str = "last",
     **settings: Any,
 ) -> Summary:
-    """Trim every conversation to ``max_tokens`` approximate tokens, tool turns whole."""
+    """Trim every conversation to ``max_tokens`` approximate tokens, tool turns whole.
+
+    ``format`` None: detected from the first input (see :func:`run`).
+    """
+    paths = _inputs_of(inputs, settings)
     chosen = {"max_tokens": max_tokens, "format": format, "strategy": strategy}
-    return run("trim", source, output, options=chosen, **settings)
+    return run("trim", paths, output, options=chosen, **settings)
 
 
 def redact_dataset(
-    source: Paths,
-    output: str | PathLike[str] | None,
+    inputs: Paths | None = None,
+    output: str | PathLike[str] | None = None,
     *,
-    format: str = "neutral",
+    format: str | None = None,
     opaque: bool = True,
     inline: bool = True,
     **settings: Any,
 ) -> Summary:
-    """Take opaque reasoning data and/or inline base64 media out of every conversation."""
+    """Take opaque reasoning data and/or inline base64 media out of every conversation.
+
+    ``format`` None: detected from the first input (see :func:`run`).
+    """
+    paths = _inputs_of(inputs, settings)
     chosen = {"format": format, "opaque": opaque, "inline": inline}
-    return run("redact", source, output, options=chosen, **settings)
+    return run("redact", paths, output, options=chosen, **settings)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from chatschema.errors import ChatSchemaError
 
-__all__ = ["DatasetError", "MissingExtraError"]
+__all__ = ["DatasetError", "FormatWarning", "MissingExtraError"]
 
 
 class DatasetError(ChatSchemaError, ValueError):
@@ -17,3 +17,7 @@ class DatasetError(ChatSchemaError, ValueError):
 
 class MissingExtraError(ChatSchemaError, ImportError):
     """An optional dependency is not installed; the message names the extra to install."""
+
+
+class FormatWarning(UserWarning):
+    """A given format that the dataset's rows contradict (they look like another one)."""

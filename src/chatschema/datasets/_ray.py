@@ -40,7 +40,7 @@ from chatschema.datasets._batch import BATCH_FUNCTIONS, result_columns
 from chatschema.datasets._errors import DatasetError
 from chatschema.datasets._io import default_column, file_format
 from chatschema.datasets._rows import STATS
-from chatschema.datasets._summary import Summary
+from chatschema.datasets._summary import PROBLEMS_KEPT, RowProblem, Summary
 from chatschema.datasets._work import DOCUMENT_COMMANDS, Job
 from chatschema.errors import ChatSchemaError, Problem
 
@@ -280,7 +280,7 @@ def run_ray(
         for counts in results:
             summary.rows += counts.get("rows", 0)
             summary.failed += counts.get("failed", 0)
-            summary.problems += counts.get("problems", 0)
+            summary.problem_count += counts.get("problems", 0)
             if "sums" in counts:
                 summary.add_sums(counts["sums"])
                 summary.add_tokens(counts["tokens"])
@@ -288,6 +288,11 @@ def run_ray(
                 found = [Problem(p["pointer"], p["keyword"], p["message"]) for p in row]
                 reported.append((paths[0] if len(paths) == 1 else "input", position, False, found))
         summary.reported = reported
+        for source, position, line_based, found in reported:
+            room = PROBLEMS_KEPT - len(summary.problems)
+            summary.problems.extend(
+                RowProblem(source, position, problem, line_based) for problem in found[:room]
+            )
     finally:
         try:
             if we_started:

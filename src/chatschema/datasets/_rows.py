@@ -8,6 +8,7 @@ returns the row's result or the problems that stopped it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +27,7 @@ __all__ = [
     "convert_row",
     "internal_problem",
     "load",
+    "not_a_conversation",
     "redact_row",
     "stats_row",
     "trim_row",
@@ -118,11 +120,17 @@ def _kind(value: Any, requested: str) -> str:
     return "Message"
 
 
+_COUNTING = re.compile(r"\d+ (structural problems?|(parts?|values?) \S+ cannot carry)$")
+"""The reason of check's exception (``3 structural problems``): its problems say it all."""
+
+
 def _problems(error: Exception) -> list[Problem]:
     """The problems an exception from parsing, decoding or encoding stands for."""
     if isinstance(error, ValidationError):
         return list(error.problems)
     if isinstance(error, ConversionError):
+        if error.problems and _COUNTING.match(error.reason):  # the reason only counts them
+            return list(error.problems)
         where = ""
         if error.message_index is not None:
             where = f"/messages/{error.message_index}"
@@ -138,7 +146,8 @@ def validate_row(document: Any, format: str = "neutral", type: str = "auto") -> 
     """Every problem of one decoded document (empty: valid).
 
     ``format`` is ``"neutral"`` (the document is a message, a list of messages or a
-    conversation, by ``type`` or detected) or a provider format (decoded to check).
+    conversation, by ``type`` or detected) or a provider format: decoded, then
+    checked by that provider's ``check``, the rules its ``encode`` applies.
     """
     from chatschema.validation import parse, parse_messages
 
@@ -146,7 +155,9 @@ def validate_row(document: Any, format: str = "neutral", type: str = "auto") -> 
         if format != "neutral":
             from chatschema.providers import get_codec
 
-            get_codec(format).decode_conversation(document)
+            codec = get_codec(format)
+            # the rules encode (and so convert) applies: validate and convert agree
+            return codec.check(codec.decode_conversation(document))
         else:
             kind = _kind(document, type)
             if kind == "messages":
@@ -187,12 +198,27 @@ def _encode(conversation: Conversation, format: str, options: Mapping[str, Any])
     return _dump(get_codec(format).encode(conversation, **options))
 
 
+def not_a_conversation(document: Any) -> Problem | None:
+    """The problem of a neutral document that is a single message, not a conversation."""
+    if isinstance(document, Mapping) and "messages" not in document and "role" in document:
+        return Problem(
+            "",
+            "type",
+            'expected a Conversation (an object with "messages"), got what looks like a '
+            'single message; wrap it as {"messages": [...]}',
+        )
+    return None
+
+
 def convert_row(
     document: Any, source: str, target: str, options: Mapping[str, Any]
 ) -> tuple[str | None, list[Problem]]:
     """One document converted from ``source`` to ``target``, as JSON text, or its problems."""
     from chatschema.providers import convert
 
+    wrong = not_a_conversation(document) if source == "neutral" else None
+    if wrong is not None:
+        return None, [wrong]
     try:
         return _dump(convert(document, source=source, target=target, **options)), []
     except Exception as error:

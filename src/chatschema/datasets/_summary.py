@@ -3,13 +3,49 @@
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 from chatschema.datasets._rows import STATS
 from chatschema.errors import Problem
 
-__all__ = ["Summary"]
+__all__ = ["PROBLEMS_KEPT", "RowProblem", "Summary"]
+
+PROBLEMS_KEPT = 1000
+"""How many problems a :class:`Summary` keeps (the first ones); ``problem_count`` counts all."""
+
+
+@dataclass(frozen=True)
+class RowProblem:
+    """One problem of one row: where (input, line or row number) and what."""
+
+    source: str
+    position: int
+    problem: Problem
+    line_based: bool = True
+
+    @property
+    def where(self) -> str:
+        """``train.jsonl:3`` (a line) or ``train.parquet:row 3``."""
+        unit = "" if self.line_based else "row "
+        return f"{self.source}:{unit}{self.position}"
+
+    def __str__(self) -> str:
+        problem = self.problem
+        pointer = problem.pointer or "(root)"
+        return f"{self.where}: {pointer}: {problem.message} [{problem.keyword}]"
+
+    def as_dict(self) -> dict[str, Any]:
+        """The problem as JSON-ready data (``line`` or ``row``, as the input counts)."""
+        return {
+            "file": self.source,
+            "line" if self.line_based else "row": self.position,
+            "pointer": self.problem.pointer,
+            "keyword": self.problem.keyword,
+            "message": self.problem.message,
+        }
+
 
 _STEP = math.log(1.01)  # token histogram buckets 1% wide: percentiles within 1%
 
@@ -22,12 +58,17 @@ class Summary:
         command: ``validate``, ``convert``, ``stats``, ``trim`` or ``redact``.
         rows: rows read.
         failed: rows with problems (invalid, or not converted / analysed).
-        problems: problems found, over all rows.
+        problems: the first :data:`PROBLEMS_KEPT` (1,000) problems found, in input
+            order, each a :class:`RowProblem` (``str()`` gives the CLI's line).
+        problem_count: how many problems were found, over all rows.
+        format: the format the rows were read as (given, or detected).
+        detected: why that format, when it was detected (else None).
         seconds: wall time of the run.
         jobs: worker processes (local engine) or CPUs (Ray).
         engine: ``local`` or ``ray``.
         output: where results were written, if anywhere.
-        sums: ``stats`` only: each statistic summed over the readable rows.
+        totals: ``stats`` only: each statistic summed over the readable rows (the
+            ``"totals"`` of :meth:`as_dict`; ``sums`` is its deprecated name).
         peak_rss_kb: local engine: the highest peak resident memory of a process that
             ran batches (a worker; this process with one job), in KiB.
         reported: Ray engine: ``(source, row, False, problems)`` of failed rows (up to
@@ -37,16 +78,36 @@ class Summary:
     command: str
     rows: int = 0
     failed: int = 0
-    problems: int = 0
+    problems: list[RowProblem] = field(default_factory=list)
+    problem_count: int = 0
+    format: str | None = None
+    detected: str | None = None
     seconds: float = 0.0
     jobs: int = 1
     engine: str = "local"
     output: str | None = None
-    sums: dict[str, int] = field(default_factory=lambda: dict.fromkeys(STATS, 0))
+    totals: dict[str, int] = field(default_factory=lambda: dict.fromkeys(STATS, 0))
     peak_rss_kb: int = 0
     reported: list[tuple[str, int, bool, list[Problem]]] = field(default_factory=list, repr=False)
     _buckets: dict[int, int] = field(default_factory=dict, repr=False)
     _max_tokens: int = field(default=0, repr=False)
+
+    @property
+    def sums(self) -> dict[str, int]:
+        """Deprecated name of :attr:`totals`."""
+        warnings.warn(
+            "Summary.sums is deprecated; use Summary.totals", DeprecationWarning, stacklevel=2
+        )
+        return self.totals
+
+    def add_problems(
+        self, source: str, position: int, line_based: bool, problems: list[Problem]
+    ) -> None:
+        """Count one row's problems; keep them while fewer than :data:`PROBLEMS_KEPT` are."""
+        self.problem_count += len(problems)
+        room = PROBLEMS_KEPT - len(self.problems)
+        for problem in problems[: max(room, 0)]:
+            self.problems.append(RowProblem(source, position, problem, line_based))
 
     @property
     def ok(self) -> int:
@@ -68,7 +129,7 @@ class Summary:
     def add_sums(self, sums: dict[str, int]) -> None:
         """Add a batch's statistics totals."""
         for name, value in sums.items():
-            self.sums[name] = self.sums.get(name, 0) + value
+            self.totals[name] = self.totals.get(name, 0) + value
 
     def token_percentile(self, fraction: float) -> int:
         """The token count below which ``fraction`` of the readable rows are (within 1%)."""
@@ -90,14 +151,16 @@ class Summary:
             "rows": self.rows,
             "ok": self.ok,
             "failed": self.failed,
-            "problems": self.problems,
+            "problem_count": self.problem_count,
+            "problems": [found.as_dict() for found in self.problems],
+            "format": self.format,
             "seconds": round(self.seconds, 3),
             "rows_per_second": round(self.rows_per_second, 1),
             "jobs": self.jobs,
             "engine": self.engine,
         }
         if self.command == "stats":
-            data["totals"] = dict(self.sums)
+            data["totals"] = dict(self.totals)
             data["tokens"] = {
                 "p50": self.token_percentile(0.5),
                 "p90": self.token_percentile(0.9),
