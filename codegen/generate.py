@@ -86,6 +86,7 @@ def base_class_map(schemas: dict[str, dict[str, Any]]) -> dict[str, str]:
     mapping["AssistantMessageChunk"] = "chatschema._wire.ChunkBase"
     mapping["Usage"] = "chatschema._wire.UsageBase"
     mapping.update({name: "chatschema._wire.SourcedBlock" for name in SOURCED_BLOCKS})
+    mapping["ResourceBlock"] = "chatschema._wire.EmbeddedResourceBlock"
     mapping.update({name: "chatschema._wire.MessageBase" for name in MESSAGES})
     return dict(sorted(mapping.items()))
 

@@ -321,6 +321,58 @@ export interface Citation {
 }
 
 /**
+ * An opaque summary of earlier turns that a provider made to shorten the context (Anthropic `compaction` block, OpenAI Responses `compaction` item). Replayed unchanged to the provider that made it; for another target it is left out under the unsupported-content policy, or sent as its readable `text` when asked (`compaction='summary'`).
+ */
+export interface CompactionBlock {
+  /**
+   * Block tag.
+   */
+  type: "compaction";
+  /**
+   * The readable summary of the compacted turns, when the provider gives one.
+   */
+  text?: string;
+  /**
+   * The opaque compacted context, passed back unchanged and never shown.
+   */
+  encrypted_content?: string;
+  /**
+   * Opaque signature over the summary, passed back unchanged.
+   */
+  signature?: string;
+  /**
+   * Wire format that produced the block; its opaque fields are only replayed to it.
+   */
+  provider?: string;
+  /**
+   * Model that produced the block, as the provider named it; under `replay='same_model'` it is only replayed to it.
+   */
+  model?: string;
+  /**
+   * Endpoint or deployment that produced the block, where the response or the client names one.
+   */
+  endpoint?: string;
+  /**
+   * Identifier of the compaction (the OpenAI Responses item id).
+   */
+  id?: BlockId;
+  /**
+   * Streaming position of the block.
+   */
+  index?: BlockIndex;
+  /**
+   * Provider-specific data.
+   */
+  extras?: {
+    [k: string]: unknown | undefined;
+  };
+  /**
+   * Prompt-cache breakpoint after this block.
+   */
+  cache_control?: CacheControl;
+}
+
+/**
  * One block of message content, told apart by `type`.
  */
 export type ContentBlock =
@@ -334,6 +386,9 @@ export type ContentBlock =
   | PlainTextBlock
   | ServerToolCallBlock
   | ServerToolResultBlock
+  | CompactionBlock
+  | ResourceLinkBlock
+  | ResourceBlock
   | NonStandardBlock;
 
 /**
@@ -845,6 +900,14 @@ export interface ReasoningBlock {
    */
   provider?: string;
   /**
+   * Model that produced the opaque fields, as the provider named it; under `replay='same_model'` they are only replayed to it.
+   */
+  model?: string;
+  /**
+   * Endpoint or deployment that produced the opaque fields (an Azure deployment, a base URL, a region), where the response or the client names one.
+   */
+  endpoint?: string;
+  /**
    * Identifier of the reasoning (the OpenAI Responses reasoning item id).
    */
   id?: BlockId;
@@ -908,6 +971,102 @@ export interface RequiredToolChoice {
    * Whether the model may call several tools in one turn; provider default when absent.
    */
   parallel?: boolean;
+}
+
+/**
+ * A resource embedded with its content (an MCP embedded `resource`): its URI and its `text` or its bytes as `base64`. MCP `annotations` and `_meta` are kept in `extras['mcp']`.
+ */
+export interface ResourceBlock {
+  /**
+   * Block tag.
+   */
+  type: "resource";
+  /**
+   * URI of the resource.
+   */
+  uri: string;
+  /**
+   * The resource's content, when it is text.
+   */
+  text?: string;
+  /**
+   * The resource's bytes, when it is binary.
+   */
+  base64?: Base64Data;
+  /**
+   * Media type of the content, when known.
+   */
+  mime_type?: MimeType;
+  /**
+   * Identifier of the block.
+   */
+  id?: BlockId;
+  /**
+   * Streaming position of the block.
+   */
+  index?: BlockIndex;
+  /**
+   * Provider-specific data; `extras['mcp']` holds MCP `annotations` and `_meta` (of the block and of the resource).
+   */
+  extras?: {
+    [k: string]: unknown | undefined;
+  };
+  /**
+   * Prompt-cache breakpoint after this block.
+   */
+  cache_control?: CacheControl;
+}
+
+/**
+ * A link to a resource the model or the application may read (an MCP `resource_link`): its URI and what is known about it, not its content. MCP `annotations` and `_meta` are kept in `extras['mcp']`.
+ */
+export interface ResourceLinkBlock {
+  /**
+   * Block tag.
+   */
+  type: "resource_link";
+  /**
+   * URI of the resource (`file:`, `https:` or an application scheme).
+   */
+  uri: string;
+  /**
+   * Name of the resource (for MCP, its programmatic identifier).
+   */
+  name?: string;
+  /**
+   * Human-readable title of the resource.
+   */
+  title?: string;
+  /**
+   * What the resource is.
+   */
+  description?: string;
+  /**
+   * Media type of the resource, when known.
+   */
+  mime_type?: MimeType;
+  /**
+   * Size of the resource in bytes, when known.
+   */
+  size?: number;
+  /**
+   * Identifier of the block.
+   */
+  id?: BlockId;
+  /**
+   * Streaming position of the block.
+   */
+  index?: BlockIndex;
+  /**
+   * Provider-specific data; `extras['mcp']` holds MCP `annotations` and `_meta`.
+   */
+  extras?: {
+    [k: string]: unknown | undefined;
+  };
+  /**
+   * Prompt-cache breakpoint after this block.
+   */
+  cache_control?: CacheControl;
 }
 
 /**

@@ -17,6 +17,7 @@ import type {
   BlockIndex,
   CacheControl,
   Citation,
+  CompactionBlock,
   ContentBlock,
   Conversation,
   FileBlock,
@@ -42,6 +43,8 @@ import type {
   ReasoningBlock,
   RefusalBlock,
   RequiredToolChoice,
+  ResourceBlock,
+  ResourceLinkBlock,
   ResponseFormat,
   ServerToolCallBlock,
   ServerToolResultBlock,
@@ -97,6 +100,7 @@ export interface TypeMap {
   BlockIndex: BlockIndex;
   CacheControl: CacheControl;
   Citation: Citation;
+  CompactionBlock: CompactionBlock;
   ContentBlock: ContentBlock;
   Conversation: Conversation;
   FileBlock: FileBlock;
@@ -122,6 +126,8 @@ export interface TypeMap {
   ReasoningBlock: ReasoningBlock;
   RefusalBlock: RefusalBlock;
   RequiredToolChoice: RequiredToolChoice;
+  ResourceBlock: ResourceBlock;
+  ResourceLinkBlock: ResourceLinkBlock;
   ResponseFormat: ResponseFormat;
   ServerToolCallBlock: ServerToolCallBlock;
   ServerToolResultBlock: ServerToolResultBlock;
@@ -228,6 +234,13 @@ export declare const validateCacheControl: Validator<CacheControl>;
  * problems of the last call are in `validateCitation.errors`.
  */
 export declare const validateCitation: Validator<Citation>;
+/**
+ * The validator of `CompactionBlock`: An opaque summary of earlier turns that a provider made to shorten the context (Anthropic `compaction` block, OpenAI Responses `compaction` item).
+ *
+ * `validateCompactionBlock(data)` is true when `data` is one (and narrows it); the
+ * problems of the last call are in `validateCompactionBlock.errors`.
+ */
+export declare const validateCompactionBlock: Validator<CompactionBlock>;
 /**
  * The validator of `ContentBlock`: One block of message content, told apart by `type`.
  *
@@ -403,6 +416,20 @@ export declare const validateRefusalBlock: Validator<RefusalBlock>;
  * problems of the last call are in `validateRequiredToolChoice.errors`.
  */
 export declare const validateRequiredToolChoice: Validator<RequiredToolChoice>;
+/**
+ * The validator of `ResourceBlock`: A resource embedded with its content (an MCP embedded `resource`): its URI and its `text` or its bytes as `base64`.
+ *
+ * `validateResourceBlock(data)` is true when `data` is one (and narrows it); the
+ * problems of the last call are in `validateResourceBlock.errors`.
+ */
+export declare const validateResourceBlock: Validator<ResourceBlock>;
+/**
+ * The validator of `ResourceLinkBlock`: A link to a resource the model or the application may read (an MCP `resource_link`): its URI and what is known about it, not its content.
+ *
+ * `validateResourceLinkBlock(data)` is true when `data` is one (and narrows it); the
+ * problems of the last call are in `validateResourceLinkBlock.errors`.
+ */
+export declare const validateResourceLinkBlock: Validator<ResourceLinkBlock>;
 /**
  * The validator of `ResponseFormat`: The form of the model's answer, told apart by `type`.
  *

@@ -20,6 +20,7 @@ export const validateBlockId = makeValidator("BlockId", compiled.BlockId);
 export const validateBlockIndex = makeValidator("BlockIndex", compiled.BlockIndex);
 export const validateCacheControl = makeValidator("CacheControl", compiled.CacheControl);
 export const validateCitation = makeValidator("Citation", compiled.Citation);
+export const validateCompactionBlock = makeValidator("CompactionBlock", compiled.CompactionBlock);
 export const validateContentBlock = makeValidator("ContentBlock", compiled.ContentBlock);
 export const validateConversation = makeValidator("Conversation", compiled.Conversation);
 export const validateFileBlock = makeValidator("FileBlock", compiled.FileBlock);
@@ -45,6 +46,8 @@ export const validatePlainTextBlock = makeValidator("PlainTextBlock", compiled.P
 export const validateReasoningBlock = makeValidator("ReasoningBlock", compiled.ReasoningBlock);
 export const validateRefusalBlock = makeValidator("RefusalBlock", compiled.RefusalBlock);
 export const validateRequiredToolChoice = makeValidator("RequiredToolChoice", compiled.RequiredToolChoice);
+export const validateResourceBlock = makeValidator("ResourceBlock", compiled.ResourceBlock);
+export const validateResourceLinkBlock = makeValidator("ResourceLinkBlock", compiled.ResourceLinkBlock);
 export const validateResponseFormat = makeValidator("ResponseFormat", compiled.ResponseFormat);
 export const validateServerToolCallBlock = makeValidator("ServerToolCallBlock", compiled.ServerToolCallBlock);
 export const validateServerToolResultBlock = makeValidator("ServerToolResultBlock", compiled.ServerToolResultBlock);
@@ -76,6 +79,7 @@ export const validators = Object.freeze({
   BlockIndex: validateBlockIndex,
   CacheControl: validateCacheControl,
   Citation: validateCitation,
+  CompactionBlock: validateCompactionBlock,
   ContentBlock: validateContentBlock,
   Conversation: validateConversation,
   FileBlock: validateFileBlock,
@@ -101,6 +105,8 @@ export const validators = Object.freeze({
   ReasoningBlock: validateReasoningBlock,
   RefusalBlock: validateRefusalBlock,
   RequiredToolChoice: validateRequiredToolChoice,
+  ResourceBlock: validateResourceBlock,
+  ResourceLinkBlock: validateResourceLinkBlock,
   ResponseFormat: validateResponseFormat,
   ServerToolCallBlock: validateServerToolCallBlock,
   ServerToolResultBlock: validateServerToolResultBlock,

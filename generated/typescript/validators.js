@@ -23,15 +23,15 @@ const ucs2length = function ucs2length(str) {
     return length;
 };
 
-export const AllowedToolsChoice = validate90;
-const schema143 = {"title":"AllowedToolsChoice","description":"The model may call only the named tools: any of them or none (`mode` auto), or at least one of them (`mode` required). Gemini `allowed_function_names`, OpenAI `allowed_tools`.","type":"object","properties":{"type":{"const":"allowed","description":"Tool-choice tag."},"names":{"type":"array","items":{"$ref":"#/$defs/ToolName"},"minItems":1,"description":"Names of the tools the model may call, from the conversation's tools."},"mode":{"enum":["auto","required"],"description":"`auto`: the model may also answer without a call; `required`: it must call at least one of them."},"parallel":{"type":"boolean","description":"Whether the model may call several tools in one turn; provider default when absent."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific data (an allowed hosted tool that has no name, such as an OpenAI MCP server), namespaced by provider."}},"required":["type","names","mode"],"additionalProperties":false};
-const schema115 = {"title":"ToolName","description":"Name of a tool as the model calls it.","type":"string","minLength":1};
+export const AllowedToolsChoice = validate96;
+const schema158 = {"title":"AllowedToolsChoice","description":"The model may call only the named tools: any of them or none (`mode` auto), or at least one of them (`mode` required). Gemini `allowed_function_names`, OpenAI `allowed_tools`.","type":"object","properties":{"type":{"const":"allowed","description":"Tool-choice tag."},"names":{"type":"array","items":{"$ref":"#/$defs/ToolName"},"minItems":1,"description":"Names of the tools the model may call, from the conversation's tools."},"mode":{"enum":["auto","required"],"description":"`auto`: the model may also answer without a call; `required`: it must call at least one of them."},"parallel":{"type":"boolean","description":"Whether the model may call several tools in one turn; provider default when absent."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific data (an allowed hosted tool that has no name, such as an OpenAI MCP server), namespaced by provider."}},"required":["type","names","mode"],"additionalProperties":false};
+const schema130 = {"title":"ToolName","description":"Name of a tool as the model calls it.","type":"string","minLength":1};
 const func1 = ucs2length;
 
-function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate90.evaluated;
+const evaluated0 = validate96.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -40,7 +40,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema143.required,parentSchema:schema143,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema158.required,parentSchema:schema158,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -50,7 +50,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.names === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "names"},message:"must have required property '"+"names"+"'",schema:schema143.required,parentSchema:schema143,data};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "names"},message:"must have required property '"+"names"+"'",schema:schema158.required,parentSchema:schema158,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -60,7 +60,7 @@ vErrors.push(err1);
 errors++;
 }
 if(data.mode === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mode"},message:"must have required property '"+"mode"+"'",schema:schema143.required,parentSchema:schema143,data};
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mode"},message:"must have required property '"+"mode"+"'",schema:schema158.required,parentSchema:schema158,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -71,7 +71,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(((((key0 === "type") || (key0 === "names")) || (key0 === "mode")) || (key0 === "parallel")) || (key0 === "extras"))){
-const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema143,data};
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema158,data};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -84,7 +84,7 @@ errors++;
 if(data.type !== undefined){
 let data0 = data.type;
 if("allowed" !== data0){
-const err4 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "allowed"},message:"must be equal to constant",schema:"allowed",parentSchema:schema143.properties.type,data:data0};
+const err4 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "allowed"},message:"must be equal to constant",schema:"allowed",parentSchema:schema158.properties.type,data:data0};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -98,7 +98,7 @@ if(data.names !== undefined){
 let data1 = data.names;
 if(Array.isArray(data1)){
 if(data1.length < 1){
-const err5 = {instancePath:instancePath+"/names",schemaPath:"#/properties/names/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema143.properties.names,data:data1};
+const err5 = {instancePath:instancePath+"/names",schemaPath:"#/properties/names/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema158.properties.names,data:data1};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -112,7 +112,7 @@ for(let i0=0; i0<len0; i0++){
 let data2 = data1[i0];
 if(typeof data2 === "string"){
 if(func1(data2) < 1){
-const err6 = {instancePath:instancePath+"/names/" + i0,schemaPath:"#/$defs/ToolName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema115,data:data2};
+const err6 = {instancePath:instancePath+"/names/" + i0,schemaPath:"#/$defs/ToolName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema130,data:data2};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -123,7 +123,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/names/" + i0,schemaPath:"#/$defs/ToolName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema115.type,parentSchema:schema115,data:data2};
+const err7 = {instancePath:instancePath+"/names/" + i0,schemaPath:"#/$defs/ToolName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema130.type,parentSchema:schema130,data:data2};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -135,7 +135,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/names",schemaPath:"#/properties/names/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema143.properties.names.type,parentSchema:schema143.properties.names,data:data1};
+const err8 = {instancePath:instancePath+"/names",schemaPath:"#/properties/names/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema158.properties.names.type,parentSchema:schema158.properties.names,data:data1};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -148,7 +148,7 @@ errors++;
 if(data.mode !== undefined){
 let data3 = data.mode;
 if(!((data3 === "auto") || (data3 === "required"))){
-const err9 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema143.properties.mode.enum},message:"must be equal to one of the allowed values",schema:schema143.properties.mode.enum,parentSchema:schema143.properties.mode,data:data3};
+const err9 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema158.properties.mode.enum},message:"must be equal to one of the allowed values",schema:schema158.properties.mode.enum,parentSchema:schema158.properties.mode,data:data3};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -161,7 +161,7 @@ errors++;
 if(data.parallel !== undefined){
 let data4 = data.parallel;
 if(typeof data4 !== "boolean"){
-const err10 = {instancePath:instancePath+"/parallel",schemaPath:"#/properties/parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema143.properties.parallel.type,parentSchema:schema143.properties.parallel,data:data4};
+const err10 = {instancePath:instancePath+"/parallel",schemaPath:"#/properties/parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema158.properties.parallel.type,parentSchema:schema158.properties.parallel,data:data4};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -176,7 +176,7 @@ let data5 = data.extras;
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 }
 else {
-const err11 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema143.properties.extras.type,parentSchema:schema143.properties.extras,data:data5};
+const err11 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema158.properties.extras.type,parentSchema:schema158.properties.extras,data:data5};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -188,7 +188,7 @@ errors++;
 }
 }
 else {
-const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema143.type,parentSchema:schema143,data};
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema158.type,parentSchema:schema158,data};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -197,12 +197,12 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate90.errors = vErrors;
+validate96.errors = vErrors;
 return errors === 0;
 }
-validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const Annotation = validate91;
+export const Annotation = validate97;
 const schema38 = {"title":"Annotation","description":"Something attached to a span of text, told apart by `type`.","type":"object","oneOf":[{"$ref":"#/$defs/Citation"},{"$ref":"#/$defs/NonStandardAnnotation"}],"discriminator":{"propertyName":"type","x-chatschema-mapping":{"citation":"#/$defs/Citation","non_standard_annotation":"#/$defs/NonStandardAnnotation"}}};
 const schema39 = {"title":"Citation","description":"A source the text cites: a web page, a document or a search result.","type":"object","properties":{"type":{"const":"citation","description":"Annotation tag."},"id":{"$ref":"#/$defs/BlockId","description":"Identifier of the citation."},"url":{"$ref":"#/$defs/Url","description":"URL of the cited source."},"title":{"type":"string","description":"Title of the cited source."},"start_index":{"type":"integer","minimum":0,"description":"Start of the cited span in the block's text (characters, inclusive)."},"end_index":{"type":"integer","minimum":0,"description":"End of the cited span in the block's text (characters, exclusive)."},"cited_text":{"type":"string","description":"The text quoted from the source."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific citation data (document index, page numbers, encrypted index ...)."}},"required":["type"],"additionalProperties":false};
 const schema40 = {"title":"BlockId","description":"Identifier of a block or annotation, as the provider or the application assigned it (for example an OpenAI Responses item id).","type":"string","minLength":1};
@@ -567,10 +567,10 @@ return errors === 0;
 validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate91.evaluated;
+const evaluated0 = validate97.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -628,20 +628,20 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate91.errors = vErrors;
+validate97.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate91.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate97.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const AssistantMessage = validate94;
-const schema112 = {"title":"AssistantMessage","description":"A model's reply: content blocks (text, reasoning, refusals, server tools ...), the tool calls it makes, and what the provider said about the response.","type":"object","properties":{"role":{"const":"assistant","description":"Message tag."},"content":{"$ref":"#/$defs/MessageContent","default":"","description":"The reply's content; empty when the reply is only tool calls."},"tool_calls":{"type":"array","items":{"$ref":"#/$defs/ToolCall"},"default":[],"description":"Tools the model asks to run, in order."},"invalid_tool_calls":{"type":"array","items":{"$ref":"#/$defs/InvalidToolCall"},"default":[],"description":"Tool calls that could not be parsed, kept as produced."},"usage":{"$ref":"#/$defs/Usage","description":"Token usage of the call that produced this reply."},"model":{"type":"string","minLength":1,"description":"Model that produced the reply, as the provider named it."},"provider":{"type":"string","minLength":1,"description":"Wire format or provider that produced the reply (`openai_chat`, `openai_responses`, `anthropic`, `gemini`, ...)."},"response_id":{"type":"string","minLength":1,"description":"Identifier of the provider response."},"finish_reason":{"$ref":"#/$defs/FinishReason","description":"Why the model stopped, normalized."},"raw_finish_reason":{"type":"string","description":"Why the model stopped, as the provider said it (`end_turn`, `MAX_TOKENS`, ...)."},"response_metadata":{"type":"object","additionalProperties":true,"description":"Further response data from the provider (system fingerprint, service tier, safety ratings ...), namespaced by provider."},"id":{"$ref":"#/$defs/MessageId","description":"Identifier of the message."},"name":{"$ref":"#/$defs/ParticipantName","description":"Name of the assistant."},"metadata":{"type":"object","additionalProperties":true,"description":"Application data, never sent to a model."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific data about the message that the neutral model has no field for, namespaced by provider (`{\"openai_responses\": {\"status\": \"completed\"}}`). Kept and passed back to that provider."}},"required":["role"],"additionalProperties":false};
-const schema131 = {"title":"FinishReason","description":"Why the model stopped, normalized across providers: `stop` (natural end or stop sequence), `length` (token or context limit), `tool_calls` (it wants tool results), `content_filter` (refused or filtered), `paused` (a long server-tool turn to continue), `error`, `other`.","enum":["stop","length","tool_calls","content_filter","paused","error","other"]};
-const schema107 = {"title":"MessageId","description":"Identifier of the message, assigned by the application or the provider.","type":"string","minLength":1};
-const schema108 = {"title":"ParticipantName","description":"Name of the participant who wrote the message, or of the tool that produced a result.","type":"string","minLength":1};
+export const AssistantMessage = validate100;
+const schema127 = {"title":"AssistantMessage","description":"A model's reply: content blocks (text, reasoning, refusals, server tools ...), the tool calls it makes, and what the provider said about the response.","type":"object","properties":{"role":{"const":"assistant","description":"Message tag."},"content":{"$ref":"#/$defs/MessageContent","default":"","description":"The reply's content; empty when the reply is only tool calls."},"tool_calls":{"type":"array","items":{"$ref":"#/$defs/ToolCall"},"default":[],"description":"Tools the model asks to run, in order."},"invalid_tool_calls":{"type":"array","items":{"$ref":"#/$defs/InvalidToolCall"},"default":[],"description":"Tool calls that could not be parsed, kept as produced."},"usage":{"$ref":"#/$defs/Usage","description":"Token usage of the call that produced this reply."},"model":{"type":"string","minLength":1,"description":"Model that produced the reply, as the provider named it."},"provider":{"type":"string","minLength":1,"description":"Wire format or provider that produced the reply (`openai_chat`, `openai_responses`, `anthropic`, `gemini`, ...)."},"response_id":{"type":"string","minLength":1,"description":"Identifier of the provider response."},"finish_reason":{"$ref":"#/$defs/FinishReason","description":"Why the model stopped, normalized."},"raw_finish_reason":{"type":"string","description":"Why the model stopped, as the provider said it (`end_turn`, `MAX_TOKENS`, ...)."},"response_metadata":{"type":"object","additionalProperties":true,"description":"Further response data from the provider (system fingerprint, service tier, safety ratings ...), namespaced by provider."},"id":{"$ref":"#/$defs/MessageId","description":"Identifier of the message."},"name":{"$ref":"#/$defs/ParticipantName","description":"Name of the assistant."},"metadata":{"type":"object","additionalProperties":true,"description":"Application data, never sent to a model."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific data about the message that the neutral model has no field for, namespaced by provider (`{\"openai_responses\": {\"status\": \"completed\"}}`). Kept and passed back to that provider."}},"required":["role"],"additionalProperties":false};
+const schema146 = {"title":"FinishReason","description":"Why the model stopped, normalized across providers: `stop` (natural end or stop sequence), `length` (token or context limit), `tool_calls` (it wants tool results), `content_filter` (refused or filtered), `paused` (a long server-tool turn to continue), `error`, `other`.","enum":["stop","length","tool_calls","content_filter","paused","error","other"]};
+const schema122 = {"title":"MessageId","description":"Identifier of the message, assigned by the application or the provider.","type":"string","minLength":1};
+const schema123 = {"title":"ParticipantName","description":"Name of the participant who wrote the message, or of the tool that produced a result.","type":"string","minLength":1};
 const func6 = Object.prototype.hasOwnProperty;
 const schema35 = {"title":"MessageContent","description":"A string (shorthand for one text block) or the ordered list of content blocks.","oneOf":[{"type":"string"},{"type":"array","items":{"$ref":"#/$defs/ContentBlock"}}]};
-const schema36 = {"title":"ContentBlock","description":"One block of message content, told apart by `type`.","type":"object","oneOf":[{"$ref":"#/$defs/TextBlock"},{"$ref":"#/$defs/RefusalBlock"},{"$ref":"#/$defs/ReasoningBlock"},{"$ref":"#/$defs/ImageBlock"},{"$ref":"#/$defs/AudioBlock"},{"$ref":"#/$defs/VideoBlock"},{"$ref":"#/$defs/FileBlock"},{"$ref":"#/$defs/PlainTextBlock"},{"$ref":"#/$defs/ServerToolCallBlock"},{"$ref":"#/$defs/ServerToolResultBlock"},{"$ref":"#/$defs/NonStandardBlock"}],"discriminator":{"propertyName":"type","x-chatschema-mapping":{"text":"#/$defs/TextBlock","refusal":"#/$defs/RefusalBlock","reasoning":"#/$defs/ReasoningBlock","image":"#/$defs/ImageBlock","audio":"#/$defs/AudioBlock","video":"#/$defs/VideoBlock","file":"#/$defs/FileBlock","text-plain":"#/$defs/PlainTextBlock","server_tool_call":"#/$defs/ServerToolCallBlock","server_tool_result":"#/$defs/ServerToolResultBlock","non_standard":"#/$defs/NonStandardBlock"}}};
+const schema36 = {"title":"ContentBlock","description":"One block of message content, told apart by `type`.","type":"object","oneOf":[{"$ref":"#/$defs/TextBlock"},{"$ref":"#/$defs/RefusalBlock"},{"$ref":"#/$defs/ReasoningBlock"},{"$ref":"#/$defs/ImageBlock"},{"$ref":"#/$defs/AudioBlock"},{"$ref":"#/$defs/VideoBlock"},{"$ref":"#/$defs/FileBlock"},{"$ref":"#/$defs/PlainTextBlock"},{"$ref":"#/$defs/ServerToolCallBlock"},{"$ref":"#/$defs/ServerToolResultBlock"},{"$ref":"#/$defs/CompactionBlock"},{"$ref":"#/$defs/ResourceLinkBlock"},{"$ref":"#/$defs/ResourceBlock"},{"$ref":"#/$defs/NonStandardBlock"}],"discriminator":{"propertyName":"type","x-chatschema-mapping":{"text":"#/$defs/TextBlock","refusal":"#/$defs/RefusalBlock","reasoning":"#/$defs/ReasoningBlock","image":"#/$defs/ImageBlock","audio":"#/$defs/AudioBlock","video":"#/$defs/VideoBlock","file":"#/$defs/FileBlock","text-plain":"#/$defs/PlainTextBlock","server_tool_call":"#/$defs/ServerToolCallBlock","server_tool_result":"#/$defs/ServerToolResultBlock","compaction":"#/$defs/CompactionBlock","resource_link":"#/$defs/ResourceLinkBlock","resource":"#/$defs/ResourceBlock","non_standard":"#/$defs/NonStandardBlock"}}};
 const schema37 = {"title":"TextBlock","description":"Plain text.","type":"object","properties":{"type":{"const":"text","description":"Block tag."},"text":{"type":"string","description":"The text."},"annotations":{"type":"array","items":{"$ref":"#/$defs/Annotation"},"description":"Citations and other annotations on the text, in order."},"id":{"$ref":"#/$defs/BlockId","description":"Identifier of the block."},"index":{"$ref":"#/$defs/BlockIndex","description":"Streaming position of the block."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific data."},"cache_control":{"$ref":"#/$defs/CacheControl","description":"Prompt-cache breakpoint after this block."}},"required":["type","text"],"additionalProperties":false};
 const schema45 = {"title":"BlockIndex","description":"Position of the block in the provider's content (the streaming index): chunks with the same index and type are merged.","type":"integer","minimum":0};
 const schema46 = {"title":"CacheControl","description":"A prompt-cache breakpoint: the provider may cache the prompt up to and including this block.","type":"object","properties":{"type":{"const":"ephemeral","description":"Kind of cache entry; `ephemeral` is the only kind providers offer today."},"ttl":{"type":"string","pattern":"^[1-9][0-9]*[smh]$","description":"How long the entry should live, such as `5m` or `1h`; provider default when absent."}},"required":["type"],"additionalProperties":false};
@@ -1189,7 +1189,7 @@ return errors === 0;
 }
 validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema51 = {"title":"ReasoningBlock","description":"The model's reasoning: readable text or summary, and the opaque data a provider needs back to continue (Anthropic thinking signature and redacted thinking, OpenAI encrypted reasoning, Gemini thought signature). Opaque fields are passed back unchanged and never shown.","type":"object","properties":{"type":{"const":"reasoning","description":"Block tag."},"text":{"type":"string","description":"The reasoning text, when the provider shows it."},"summary":{"type":"array","items":{"type":"string"},"description":"Summary parts of the reasoning, in order (OpenAI Responses)."},"signature":{"type":"string","description":"Opaque signature that authenticates the reasoning text (Anthropic thinking signature, Gemini thought signature)."},"encrypted_content":{"type":"string","description":"Opaque reasoning the provider returns encrypted (OpenAI encrypted reasoning, Anthropic redacted thinking)."},"provider":{"type":"string","minLength":1,"description":"Wire format that produced the opaque fields (`openai_chat`, `openai_responses`, `anthropic`, `gemini` or another name); they are only replayed to it."},"id":{"$ref":"#/$defs/BlockId","description":"Identifier of the reasoning (the OpenAI Responses reasoning item id)."},"index":{"$ref":"#/$defs/BlockIndex","description":"Streaming position of the block."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific data."},"cache_control":{"$ref":"#/$defs/CacheControl","description":"Prompt-cache breakpoint after this block."}},"required":["type"],"additionalProperties":false};
+const schema51 = {"title":"ReasoningBlock","description":"The model's reasoning: readable text or summary, and the opaque data a provider needs back to continue (Anthropic thinking signature and redacted thinking, OpenAI encrypted reasoning, Gemini thought signature). Opaque fields are passed back unchanged and never shown.","type":"object","properties":{"type":{"const":"reasoning","description":"Block tag."},"text":{"type":"string","description":"The reasoning text, when the provider shows it."},"summary":{"type":"array","items":{"type":"string"},"description":"Summary parts of the reasoning, in order (OpenAI Responses)."},"signature":{"type":"string","description":"Opaque signature that authenticates the reasoning text (Anthropic thinking signature, Gemini thought signature)."},"encrypted_content":{"type":"string","description":"Opaque reasoning the provider returns encrypted (OpenAI encrypted reasoning, Anthropic redacted thinking)."},"provider":{"type":"string","minLength":1,"description":"Wire format that produced the opaque fields (`openai_chat`, `openai_responses`, `anthropic`, `gemini` or another name); they are only replayed to it."},"model":{"type":"string","minLength":1,"description":"Model that produced the opaque fields, as the provider named it; under `replay='same_model'` they are only replayed to it."},"endpoint":{"type":"string","minLength":1,"description":"Endpoint or deployment that produced the opaque fields (an Azure deployment, a base URL, a region), where the response or the client names one."},"id":{"$ref":"#/$defs/BlockId","description":"Identifier of the reasoning (the OpenAI Responses reasoning item id)."},"index":{"$ref":"#/$defs/BlockIndex","description":"Streaming position of the block."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific data."},"cache_control":{"$ref":"#/$defs/CacheControl","description":"Prompt-cache breakpoint after this block."}},"required":["type"],"additionalProperties":false};
 
 function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1330,11 +1330,11 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.id !== undefined){
-let data7 = data.id;
+if(data.model !== undefined){
+let data7 = data.model;
 if(typeof data7 === "string"){
 if(func1(data7) < 1){
-const err10 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/BlockId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema40,data:data7};
+const err10 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema51.properties.model,data:data7};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1345,7 +1345,7 @@ errors++;
 }
 }
 else {
-const err11 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/BlockId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema40.type,parentSchema:schema40,data:data7};
+const err11 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema51.properties.model.type,parentSchema:schema51.properties.model,data:data7};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1355,10 +1355,11 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.index !== undefined){
-let data8 = data.index;
-if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-const err12 = {instancePath:instancePath+"/index",schemaPath:"#/$defs/BlockIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema45.type,parentSchema:schema45,data:data8};
+if(data.endpoint !== undefined){
+let data8 = data.endpoint;
+if(typeof data8 === "string"){
+if(func1(data8) < 1){
+const err12 = {instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema51.properties.endpoint,data:data8};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1367,9 +1368,9 @@ vErrors.push(err12);
 }
 errors++;
 }
-if((typeof data8 == "number") && (isFinite(data8))){
-if(data8 < 0 || isNaN(data8)){
-const err13 = {instancePath:instancePath+"/index",schemaPath:"#/$defs/BlockIndex/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema45,data:data8};
+}
+else {
+const err13 = {instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema51.properties.endpoint.type,parentSchema:schema51.properties.endpoint,data:data8};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1379,13 +1380,11 @@ vErrors.push(err13);
 errors++;
 }
 }
-}
-if(data.extras !== undefined){
-let data9 = data.extras;
-if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-}
-else {
-const err14 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema51.properties.extras.type,parentSchema:schema51.properties.extras,data:data9};
+if(data.id !== undefined){
+let data9 = data.id;
+if(typeof data9 === "string"){
+if(func1(data9) < 1){
+const err14 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/BlockId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema40,data:data9};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1395,11 +1394,8 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.cache_control !== undefined){
-let data10 = data.cache_control;
-if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
-if(data10.type === undefined){
-const err15 = {instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/CacheControl/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema46.required,parentSchema:schema46,data:data10};
+else {
+const err15 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/BlockId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema40.type,parentSchema:schema40,data:data9};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1408,9 +1404,11 @@ vErrors.push(err15);
 }
 errors++;
 }
-for(const key1 in data10){
-if(!((key1 === "type") || (key1 === "ttl"))){
-const err16 = {instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/CacheControl/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema46,data:data10};
+}
+if(data.index !== undefined){
+let data10 = data.index;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+const err16 = {instancePath:instancePath+"/index",schemaPath:"#/$defs/BlockIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema45.type,parentSchema:schema45,data:data10};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1419,11 +1417,9 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data10.type !== undefined){
-let data11 = data10.type;
-if("ephemeral" !== data11){
-const err17 = {instancePath:instancePath+"/cache_control/type",schemaPath:"#/$defs/CacheControl/properties/type/const",keyword:"const",params:{allowedValue: "ephemeral"},message:"must be equal to constant",schema:"ephemeral",parentSchema:schema46.properties.type,data:data11};
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 < 0 || isNaN(data10)){
+const err17 = {instancePath:instancePath+"/index",schemaPath:"#/$defs/BlockIndex/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema45,data:data10};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1433,11 +1429,13 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data10.ttl !== undefined){
-let data12 = data10.ttl;
-if(typeof data12 === "string"){
-if(!pattern5.test(data12)){
-const err18 = {instancePath:instancePath+"/cache_control/ttl",schemaPath:"#/$defs/CacheControl/properties/ttl/pattern",keyword:"pattern",params:{pattern: "^[1-9][0-9]*[smh]$"},message:"must match pattern \""+"^[1-9][0-9]*[smh]$"+"\"",schema:"^[1-9][0-9]*[smh]$",parentSchema:schema46.properties.ttl,data:data12};
+}
+if(data.extras !== undefined){
+let data11 = data.extras;
+if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
+}
+else {
+const err18 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema51.properties.extras.type,parentSchema:schema51.properties.extras,data:data11};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1447,8 +1445,11 @@ vErrors.push(err18);
 errors++;
 }
 }
-else {
-const err19 = {instancePath:instancePath+"/cache_control/ttl",schemaPath:"#/$defs/CacheControl/properties/ttl/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.ttl.type,parentSchema:schema46.properties.ttl,data:data12};
+if(data.cache_control !== undefined){
+let data12 = data.cache_control;
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+if(data12.type === undefined){
+const err19 = {instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/CacheControl/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema46.required,parentSchema:schema46,data:data12};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -1457,10 +1458,9 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-}
-else {
-const err20 = {instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/CacheControl/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema46.type,parentSchema:schema46,data:data10};
+for(const key1 in data12){
+if(!((key1 === "type") || (key1 === "ttl"))){
+const err20 = {instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/CacheControl/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema46,data:data12};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -1470,14 +1470,64 @@ vErrors.push(err20);
 errors++;
 }
 }
-}
-else {
-const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema51.type,parentSchema:schema51,data};
+if(data12.type !== undefined){
+let data13 = data12.type;
+if("ephemeral" !== data13){
+const err21 = {instancePath:instancePath+"/cache_control/type",schemaPath:"#/$defs/CacheControl/properties/type/const",keyword:"const",params:{allowedValue: "ephemeral"},message:"must be equal to constant",schema:"ephemeral",parentSchema:schema46.properties.type,data:data13};
 if(vErrors === null){
 vErrors = [err21];
 }
 else {
 vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data12.ttl !== undefined){
+let data14 = data12.ttl;
+if(typeof data14 === "string"){
+if(!pattern5.test(data14)){
+const err22 = {instancePath:instancePath+"/cache_control/ttl",schemaPath:"#/$defs/CacheControl/properties/ttl/pattern",keyword:"pattern",params:{pattern: "^[1-9][0-9]*[smh]$"},message:"must match pattern \""+"^[1-9][0-9]*[smh]$"+"\"",schema:"^[1-9][0-9]*[smh]$",parentSchema:schema46.properties.ttl,data:data14};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/cache_control/ttl",schemaPath:"#/$defs/CacheControl/properties/ttl/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.ttl.type,parentSchema:schema46.properties.ttl,data:data14};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/CacheControl/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema46.type,parentSchema:schema46,data:data12};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+}
+else {
+const err25 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema51.type,parentSchema:schema51,data};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
 }
 errors++;
 }
@@ -4013,7 +4063,7 @@ return errors === 0;
 }
 validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema103 = {"title":"NonStandardBlock","description":"A provider block with no neutral equivalent, kept as it came and passed back to the same provider.","type":"object","properties":{"type":{"const":"non_standard","description":"Block tag."},"provider":{"type":"string","minLength":1,"description":"Wire format that produced the block; it is only replayed to that format."},"value":{"type":"object","additionalProperties":true,"description":"The provider's block, unchanged."},"id":{"$ref":"#/$defs/BlockId","description":"Identifier of the block."},"index":{"$ref":"#/$defs/BlockIndex","description":"Streaming position of the block."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific data."},"cache_control":{"$ref":"#/$defs/CacheControl","description":"Prompt-cache breakpoint after this block."}},"required":["type","value"],"additionalProperties":false};
+const schema103 = {"title":"CompactionBlock","description":"An opaque summary of earlier turns that a provider made to shorten the context (Anthropic `compaction` block, OpenAI Responses `compaction` item). Replayed unchanged to the provider that made it; for another target it is left out under the unsupported-content policy, or sent as its readable `text` when asked (`compaction='summary'`).","type":"object","properties":{"type":{"const":"compaction","description":"Block tag."},"text":{"type":"string","description":"The readable summary of the compacted turns, when the provider gives one."},"encrypted_content":{"type":"string","description":"The opaque compacted context, passed back unchanged and never shown."},"signature":{"type":"string","description":"Opaque signature over the summary, passed back unchanged."},"provider":{"type":"string","minLength":1,"description":"Wire format that produced the block; its opaque fields are only replayed to it."},"model":{"type":"string","minLength":1,"description":"Model that produced the block, as the provider named it; under `replay='same_model'` it is only replayed to it."},"endpoint":{"type":"string","minLength":1,"description":"Endpoint or deployment that produced the block, where the response or the client names one."},"id":{"$ref":"#/$defs/BlockId","description":"Identifier of the compaction (the OpenAI Responses item id)."},"index":{"$ref":"#/$defs/BlockIndex","description":"Streaming position of the block."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific data."},"cache_control":{"$ref":"#/$defs/CacheControl","description":"Prompt-cache breakpoint after this block."}},"required":["type"],"additionalProperties":false};
 
 function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -4036,8 +4086,997 @@ vErrors.push(err0);
 }
 errors++;
 }
+for(const key0 in data){
+if(!(func6.call(schema103.properties, key0))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema103,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.type !== undefined){
+let data0 = data.type;
+if("compaction" !== data0){
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "compaction"},message:"must be equal to constant",schema:"compaction",parentSchema:schema103.properties.type,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.text !== undefined){
+let data1 = data.text;
+if(typeof data1 !== "string"){
+const err3 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema103.properties.text.type,parentSchema:schema103.properties.text,data:data1};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.encrypted_content !== undefined){
+let data2 = data.encrypted_content;
+if(typeof data2 !== "string"){
+const err4 = {instancePath:instancePath+"/encrypted_content",schemaPath:"#/properties/encrypted_content/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema103.properties.encrypted_content.type,parentSchema:schema103.properties.encrypted_content,data:data2};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.signature !== undefined){
+let data3 = data.signature;
+if(typeof data3 !== "string"){
+const err5 = {instancePath:instancePath+"/signature",schemaPath:"#/properties/signature/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema103.properties.signature.type,parentSchema:schema103.properties.signature,data:data3};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.provider !== undefined){
+let data4 = data.provider;
+if(typeof data4 === "string"){
+if(func1(data4) < 1){
+const err6 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema103.properties.provider,data:data4};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema103.properties.provider.type,parentSchema:schema103.properties.provider,data:data4};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.model !== undefined){
+let data5 = data.model;
+if(typeof data5 === "string"){
+if(func1(data5) < 1){
+const err8 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema103.properties.model,data:data5};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema103.properties.model.type,parentSchema:schema103.properties.model,data:data5};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.endpoint !== undefined){
+let data6 = data.endpoint;
+if(typeof data6 === "string"){
+if(func1(data6) < 1){
+const err10 = {instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema103.properties.endpoint,data:data6};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema103.properties.endpoint.type,parentSchema:schema103.properties.endpoint,data:data6};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data7 = data.id;
+if(typeof data7 === "string"){
+if(func1(data7) < 1){
+const err12 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/BlockId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema40,data:data7};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/BlockId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema40.type,parentSchema:schema40,data:data7};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.index !== undefined){
+let data8 = data.index;
+if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
+const err14 = {instancePath:instancePath+"/index",schemaPath:"#/$defs/BlockIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema45.type,parentSchema:schema45,data:data8};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 < 0 || isNaN(data8)){
+const err15 = {instancePath:instancePath+"/index",schemaPath:"#/$defs/BlockIndex/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema45,data:data8};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+if(data.extras !== undefined){
+let data9 = data.extras;
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+}
+else {
+const err16 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema103.properties.extras.type,parentSchema:schema103.properties.extras,data:data9};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data.cache_control !== undefined){
+let data10 = data.cache_control;
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+if(data10.type === undefined){
+const err17 = {instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/CacheControl/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema46.required,parentSchema:schema46,data:data10};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+for(const key1 in data10){
+if(!((key1 === "type") || (key1 === "ttl"))){
+const err18 = {instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/CacheControl/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema46,data:data10};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data10.type !== undefined){
+let data11 = data10.type;
+if("ephemeral" !== data11){
+const err19 = {instancePath:instancePath+"/cache_control/type",schemaPath:"#/$defs/CacheControl/properties/type/const",keyword:"const",params:{allowedValue: "ephemeral"},message:"must be equal to constant",schema:"ephemeral",parentSchema:schema46.properties.type,data:data11};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data10.ttl !== undefined){
+let data12 = data10.ttl;
+if(typeof data12 === "string"){
+if(!pattern5.test(data12)){
+const err20 = {instancePath:instancePath+"/cache_control/ttl",schemaPath:"#/$defs/CacheControl/properties/ttl/pattern",keyword:"pattern",params:{pattern: "^[1-9][0-9]*[smh]$"},message:"must match pattern \""+"^[1-9][0-9]*[smh]$"+"\"",schema:"^[1-9][0-9]*[smh]$",parentSchema:schema46.properties.ttl,data:data12};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/cache_control/ttl",schemaPath:"#/$defs/CacheControl/properties/ttl/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.ttl.type,parentSchema:schema46.properties.ttl,data:data12};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/CacheControl/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema46.type,parentSchema:schema46,data:data10};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+else {
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema103.type,parentSchema:schema103,data};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+validate42.errors = vErrors;
+return errors === 0;
+}
+validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema107 = {"title":"ResourceLinkBlock","description":"A link to a resource the model or the application may read (an MCP `resource_link`): its URI and what is known about it, not its content. MCP `annotations` and `_meta` are kept in `extras['mcp']`.","type":"object","properties":{"type":{"const":"resource_link","description":"Block tag."},"uri":{"type":"string","minLength":1,"description":"URI of the resource (`file:`, `https:` or an application scheme)."},"name":{"type":"string","description":"Name of the resource (for MCP, its programmatic identifier)."},"title":{"type":"string","description":"Human-readable title of the resource."},"description":{"type":"string","description":"What the resource is."},"mime_type":{"$ref":"#/$defs/MimeType","description":"Media type of the resource, when known."},"size":{"type":"integer","minimum":0,"description":"Size of the resource in bytes, when known."},"id":{"$ref":"#/$defs/BlockId","description":"Identifier of the block."},"index":{"$ref":"#/$defs/BlockIndex","description":"Streaming position of the block."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific data; `extras['mcp']` holds MCP `annotations` and `_meta`."},"cache_control":{"$ref":"#/$defs/CacheControl","description":"Prompt-cache breakpoint after this block."}},"required":["type","uri"],"additionalProperties":false};
+
+function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate43.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema107.required,parentSchema:schema107,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.uri === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "uri"},message:"must have required property '"+"uri"+"'",schema:schema107.required,parentSchema:schema107,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func6.call(schema107.properties, key0))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema107,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.type !== undefined){
+let data0 = data.type;
+if("resource_link" !== data0){
+const err3 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "resource_link"},message:"must be equal to constant",schema:"resource_link",parentSchema:schema107.properties.type,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.uri !== undefined){
+let data1 = data.uri;
+if(typeof data1 === "string"){
+if(func1(data1) < 1){
+const err4 = {instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema107.properties.uri,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema107.properties.uri.type,parentSchema:schema107.properties.uri,data:data1};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+let data2 = data.name;
+if(typeof data2 !== "string"){
+const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema107.properties.name.type,parentSchema:schema107.properties.name,data:data2};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.title !== undefined){
+let data3 = data.title;
+if(typeof data3 !== "string"){
+const err7 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema107.properties.title.type,parentSchema:schema107.properties.title,data:data3};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.description !== undefined){
+let data4 = data.description;
+if(typeof data4 !== "string"){
+const err8 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema107.properties.description.type,parentSchema:schema107.properties.description,data:data4};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.mime_type !== undefined){
+let data5 = data.mime_type;
+if(typeof data5 === "string"){
+if(!pattern9.test(data5)){
+const err9 = {instancePath:instancePath+"/mime_type",schemaPath:"#/$defs/MimeType/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(;[^\\x00-\\x1f\\x7f]*)?$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(;[^\\x00-\\x1f\\x7f]*)?$"+"\"",schema:"^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(;[^\\x00-\\x1f\\x7f]*)?$",parentSchema:schema58,data:data5};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/mime_type",schemaPath:"#/$defs/MimeType/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema58.type,parentSchema:schema58,data:data5};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.size !== undefined){
+let data6 = data.size;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err11 = {instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema107.properties.size.type,parentSchema:schema107.properties.size,data:data6};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 < 0 || isNaN(data6)){
+const err12 = {instancePath:instancePath+"/size",schemaPath:"#/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema107.properties.size,data:data6};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+if(data.id !== undefined){
+let data7 = data.id;
+if(typeof data7 === "string"){
+if(func1(data7) < 1){
+const err13 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/BlockId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema40,data:data7};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/BlockId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema40.type,parentSchema:schema40,data:data7};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.index !== undefined){
+let data8 = data.index;
+if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
+const err15 = {instancePath:instancePath+"/index",schemaPath:"#/$defs/BlockIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema45.type,parentSchema:schema45,data:data8};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 < 0 || isNaN(data8)){
+const err16 = {instancePath:instancePath+"/index",schemaPath:"#/$defs/BlockIndex/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema45,data:data8};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+if(data.extras !== undefined){
+let data9 = data.extras;
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+}
+else {
+const err17 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema107.properties.extras.type,parentSchema:schema107.properties.extras,data:data9};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.cache_control !== undefined){
+let data10 = data.cache_control;
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+if(data10.type === undefined){
+const err18 = {instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/CacheControl/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema46.required,parentSchema:schema46,data:data10};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+for(const key1 in data10){
+if(!((key1 === "type") || (key1 === "ttl"))){
+const err19 = {instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/CacheControl/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema46,data:data10};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data10.type !== undefined){
+let data11 = data10.type;
+if("ephemeral" !== data11){
+const err20 = {instancePath:instancePath+"/cache_control/type",schemaPath:"#/$defs/CacheControl/properties/type/const",keyword:"const",params:{allowedValue: "ephemeral"},message:"must be equal to constant",schema:"ephemeral",parentSchema:schema46.properties.type,data:data11};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data10.ttl !== undefined){
+let data12 = data10.ttl;
+if(typeof data12 === "string"){
+if(!pattern5.test(data12)){
+const err21 = {instancePath:instancePath+"/cache_control/ttl",schemaPath:"#/$defs/CacheControl/properties/ttl/pattern",keyword:"pattern",params:{pattern: "^[1-9][0-9]*[smh]$"},message:"must match pattern \""+"^[1-9][0-9]*[smh]$"+"\"",schema:"^[1-9][0-9]*[smh]$",parentSchema:schema46.properties.ttl,data:data12};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/cache_control/ttl",schemaPath:"#/$defs/CacheControl/properties/ttl/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.ttl.type,parentSchema:schema46.properties.ttl,data:data12};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/CacheControl/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema46.type,parentSchema:schema46,data:data10};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+}
+else {
+const err24 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema107.type,parentSchema:schema107,data};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+validate43.errors = vErrors;
+return errors === 0;
+}
+validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema112 = {"title":"ResourceBlock","description":"A resource embedded with its content (an MCP embedded `resource`): its URI and its `text` or its bytes as `base64`. MCP `annotations` and `_meta` are kept in `extras['mcp']`.","type":"object","properties":{"type":{"const":"resource","description":"Block tag."},"uri":{"type":"string","minLength":1,"description":"URI of the resource."},"text":{"type":"string","description":"The resource's content, when it is text."},"base64":{"$ref":"#/$defs/Base64Data","description":"The resource's bytes, when it is binary."},"mime_type":{"$ref":"#/$defs/MimeType","description":"Media type of the content, when known."},"id":{"$ref":"#/$defs/BlockId","description":"Identifier of the block."},"index":{"$ref":"#/$defs/BlockIndex","description":"Streaming position of the block."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific data; `extras['mcp']` holds MCP `annotations` and `_meta` (of the block and of the resource)."},"cache_control":{"$ref":"#/$defs/CacheControl","description":"Prompt-cache breakpoint after this block."}},"required":["type","uri"],"anyOf":[{"required":["text"]},{"required":["base64"]}],"additionalProperties":false};
+
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate44.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs1 = errors;
+let valid0 = false;
+const _errs2 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.text === undefined){
+const err0 = {instancePath,schemaPath:"#/anyOf/0/required",keyword:"required",params:{missingProperty: "text"},message:"must have required property '"+"text"+"'",schema:schema112.anyOf[0].required,parentSchema:schema112.anyOf[0],data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+var _valid0 = _errs2 === errors;
+valid0 = valid0 || _valid0;
+const _errs3 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.base64 === undefined){
+const err1 = {instancePath,schemaPath:"#/anyOf/1/required",keyword:"required",params:{missingProperty: "base64"},message:"must have required property '"+"base64"+"'",schema:schema112.anyOf[1].required,parentSchema:schema112.anyOf[1],data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs3 === errors;
+valid0 = valid0 || _valid0;
+if(!valid0){
+const err2 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema112.anyOf,parentSchema:schema112,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+else {
+errors = _errs1;
+if(vErrors !== null){
+if(_errs1){
+vErrors.length = _errs1;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema112.required,parentSchema:schema112,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.uri === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "uri"},message:"must have required property '"+"uri"+"'",schema:schema112.required,parentSchema:schema112,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func6.call(schema112.properties, key0))){
+const err5 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema112,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.type !== undefined){
+let data0 = data.type;
+if("resource" !== data0){
+const err6 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "resource"},message:"must be equal to constant",schema:"resource",parentSchema:schema112.properties.type,data:data0};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.uri !== undefined){
+let data1 = data.uri;
+if(typeof data1 === "string"){
+if(func1(data1) < 1){
+const err7 = {instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema112.properties.uri,data:data1};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema112.properties.uri.type,parentSchema:schema112.properties.uri,data:data1};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.text !== undefined){
+let data2 = data.text;
+if(typeof data2 !== "string"){
+const err9 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema112.properties.text.type,parentSchema:schema112.properties.text,data:data2};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.base64 !== undefined){
+let data3 = data.base64;
+if(typeof data3 !== "string"){
+const err10 = {instancePath:instancePath+"/base64",schemaPath:"#/$defs/Base64Data/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema57.type,parentSchema:schema57,data:data3};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.mime_type !== undefined){
+let data4 = data.mime_type;
+if(typeof data4 === "string"){
+if(!pattern9.test(data4)){
+const err11 = {instancePath:instancePath+"/mime_type",schemaPath:"#/$defs/MimeType/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(;[^\\x00-\\x1f\\x7f]*)?$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(;[^\\x00-\\x1f\\x7f]*)?$"+"\"",schema:"^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(;[^\\x00-\\x1f\\x7f]*)?$",parentSchema:schema58,data:data4};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/mime_type",schemaPath:"#/$defs/MimeType/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema58.type,parentSchema:schema58,data:data4};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data5 = data.id;
+if(typeof data5 === "string"){
+if(func1(data5) < 1){
+const err13 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/BlockId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema40,data:data5};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/BlockId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema40.type,parentSchema:schema40,data:data5};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.index !== undefined){
+let data6 = data.index;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err15 = {instancePath:instancePath+"/index",schemaPath:"#/$defs/BlockIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema45.type,parentSchema:schema45,data:data6};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 < 0 || isNaN(data6)){
+const err16 = {instancePath:instancePath+"/index",schemaPath:"#/$defs/BlockIndex/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema45,data:data6};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+if(data.extras !== undefined){
+let data7 = data.extras;
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+}
+else {
+const err17 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema112.properties.extras.type,parentSchema:schema112.properties.extras,data:data7};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.cache_control !== undefined){
+let data8 = data.cache_control;
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+if(data8.type === undefined){
+const err18 = {instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/CacheControl/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema46.required,parentSchema:schema46,data:data8};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+for(const key1 in data8){
+if(!((key1 === "type") || (key1 === "ttl"))){
+const err19 = {instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/CacheControl/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema46,data:data8};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data8.type !== undefined){
+let data9 = data8.type;
+if("ephemeral" !== data9){
+const err20 = {instancePath:instancePath+"/cache_control/type",schemaPath:"#/$defs/CacheControl/properties/type/const",keyword:"const",params:{allowedValue: "ephemeral"},message:"must be equal to constant",schema:"ephemeral",parentSchema:schema46.properties.type,data:data9};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data8.ttl !== undefined){
+let data10 = data8.ttl;
+if(typeof data10 === "string"){
+if(!pattern5.test(data10)){
+const err21 = {instancePath:instancePath+"/cache_control/ttl",schemaPath:"#/$defs/CacheControl/properties/ttl/pattern",keyword:"pattern",params:{pattern: "^[1-9][0-9]*[smh]$"},message:"must match pattern \""+"^[1-9][0-9]*[smh]$"+"\"",schema:"^[1-9][0-9]*[smh]$",parentSchema:schema46.properties.ttl,data:data10};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/cache_control/ttl",schemaPath:"#/$defs/CacheControl/properties/ttl/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.ttl.type,parentSchema:schema46.properties.ttl,data:data10};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/CacheControl/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema46.type,parentSchema:schema46,data:data8};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+}
+else {
+const err24 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema112.type,parentSchema:schema112,data};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+validate44.errors = vErrors;
+return errors === 0;
+}
+validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema118 = {"title":"NonStandardBlock","description":"A provider block with no neutral equivalent, kept as it came and passed back to the same provider.","type":"object","properties":{"type":{"const":"non_standard","description":"Block tag."},"provider":{"type":"string","minLength":1,"description":"Wire format that produced the block; it is only replayed to that format."},"value":{"type":"object","additionalProperties":true,"description":"The provider's block, unchanged."},"id":{"$ref":"#/$defs/BlockId","description":"Identifier of the block."},"index":{"$ref":"#/$defs/BlockIndex","description":"Streaming position of the block."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific data."},"cache_control":{"$ref":"#/$defs/CacheControl","description":"Prompt-cache breakpoint after this block."}},"required":["type","value"],"additionalProperties":false};
+
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate45.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema118.required,parentSchema:schema118,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
 if(data.value === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "value"},message:"must have required property '"+"value"+"'",schema:schema103.required,parentSchema:schema103,data};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "value"},message:"must have required property '"+"value"+"'",schema:schema118.required,parentSchema:schema118,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4048,7 +5087,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(((((((key0 === "type") || (key0 === "provider")) || (key0 === "value")) || (key0 === "id")) || (key0 === "index")) || (key0 === "extras")) || (key0 === "cache_control"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema103,data};
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema118,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4061,7 +5100,7 @@ errors++;
 if(data.type !== undefined){
 let data0 = data.type;
 if("non_standard" !== data0){
-const err3 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "non_standard"},message:"must be equal to constant",schema:"non_standard",parentSchema:schema103.properties.type,data:data0};
+const err3 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "non_standard"},message:"must be equal to constant",schema:"non_standard",parentSchema:schema118.properties.type,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -4075,7 +5114,7 @@ if(data.provider !== undefined){
 let data1 = data.provider;
 if(typeof data1 === "string"){
 if(func1(data1) < 1){
-const err4 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema103.properties.provider,data:data1};
+const err4 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema118.properties.provider,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4086,7 +5125,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema103.properties.provider.type,parentSchema:schema103.properties.provider,data:data1};
+const err5 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema118.properties.provider.type,parentSchema:schema118.properties.provider,data:data1};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4101,7 +5140,7 @@ let data2 = data.value;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err6 = {instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema103.properties.value.type,parentSchema:schema103.properties.value,data:data2};
+const err6 = {instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema118.properties.value.type,parentSchema:schema118.properties.value,data:data2};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -4166,7 +5205,7 @@ let data5 = data.extras;
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 }
 else {
-const err11 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema103.properties.extras.type,parentSchema:schema103.properties.extras,data:data5};
+const err11 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema118.properties.extras.type,parentSchema:schema118.properties.extras,data:data5};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -4253,7 +5292,7 @@ errors++;
 }
 }
 else {
-const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema103.type,parentSchema:schema103,data};
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema118.type,parentSchema:schema118,data};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -4262,10 +5301,10 @@ vErrors.push(err18);
 }
 errors++;
 }
-validate42.errors = vErrors;
+validate45.errors = vErrors;
 return errors === 0;
 }
-validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -4369,9 +5408,36 @@ if(props0 !== true){
 props0 = true;
 }
 }
-else if(tag0 === "non_standard"){
+else if(tag0 === "compaction"){
 if(!(validate42(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
+errors = vErrors.length;
+}
+if(props0 !== true){
+props0 = true;
+}
+}
+else if(tag0 === "resource_link"){
+if(!(validate43(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
+errors = vErrors.length;
+}
+if(props0 !== true){
+props0 = true;
+}
+}
+else if(tag0 === "resource"){
+if(!(validate44(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
+errors = vErrors.length;
+}
+if(props0 !== true){
+props0 = true;
+}
+}
+else if(tag0 === "non_standard"){
+if(!(validate45(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -4505,13 +5571,13 @@ return errors === 0;
 }
 validate24.evaluated = {"dynamicProps":false,"dynamicItems":true};
 
-const schema113 = {"title":"ToolCall","description":"A request by the assistant to run a tool, with parsed arguments.","type":"object","properties":{"id":{"$ref":"#/$defs/ToolCallId","description":"Identifier of the call; the `ToolMessage` that answers it carries the same `tool_call_id`."},"name":{"$ref":"#/$defs/ToolName","description":"Name of the tool to run."},"arguments":{"type":"object","additionalProperties":true,"description":"Arguments of the call, a JSON object."},"index":{"type":"integer","minimum":0,"description":"Position of the call among the provider's content blocks, where the provider interleaves calls with other content."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific data (the exact argument string, a Gemini thought signature, a Responses item id ...), namespaced by provider."}},"required":["id","name","arguments"],"additionalProperties":false};
-const schema114 = {"title":"ToolCallId","description":"Opaque identifier of a tool call, echoed by the tool result that answers it.","type":"string","minLength":1};
+const schema128 = {"title":"ToolCall","description":"A request by the assistant to run a tool, with parsed arguments.","type":"object","properties":{"id":{"$ref":"#/$defs/ToolCallId","description":"Identifier of the call; the `ToolMessage` that answers it carries the same `tool_call_id`."},"name":{"$ref":"#/$defs/ToolName","description":"Name of the tool to run."},"arguments":{"type":"object","additionalProperties":true,"description":"Arguments of the call, a JSON object."},"index":{"type":"integer","minimum":0,"description":"Position of the call among the provider's content blocks, where the provider interleaves calls with other content."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific data (the exact argument string, a Gemini thought signature, a Responses item id ...), namespaced by provider."}},"required":["id","name","arguments"],"additionalProperties":false};
+const schema129 = {"title":"ToolCallId","description":"Opaque identifier of a tool call, echoed by the tool result that answers it.","type":"string","minLength":1};
 
-function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate60.evaluated;
+const evaluated0 = validate66.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4520,7 +5586,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema113.required,parentSchema:schema113,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema128.required,parentSchema:schema128,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -4530,7 +5596,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.name === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema113.required,parentSchema:schema113,data};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema128.required,parentSchema:schema128,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4540,7 +5606,7 @@ vErrors.push(err1);
 errors++;
 }
 if(data.arguments === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "arguments"},message:"must have required property '"+"arguments"+"'",schema:schema113.required,parentSchema:schema113,data};
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "arguments"},message:"must have required property '"+"arguments"+"'",schema:schema128.required,parentSchema:schema128,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4551,7 +5617,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(((((key0 === "id") || (key0 === "name")) || (key0 === "arguments")) || (key0 === "index")) || (key0 === "extras"))){
-const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema113,data};
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema128,data};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -4565,7 +5631,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
 if(func1(data0) < 1){
-const err4 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/ToolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema114,data:data0};
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/ToolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema129,data:data0};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4576,7 +5642,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema114.type,parentSchema:schema114,data:data0};
+const err5 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema129.type,parentSchema:schema129,data:data0};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4590,7 +5656,7 @@ if(data.name !== undefined){
 let data1 = data.name;
 if(typeof data1 === "string"){
 if(func1(data1) < 1){
-const err6 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema115,data:data1};
+const err6 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema130,data:data1};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -4601,7 +5667,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema115.type,parentSchema:schema115,data:data1};
+const err7 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema130.type,parentSchema:schema130,data:data1};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4616,7 +5682,7 @@ let data2 = data.arguments;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err8 = {instancePath:instancePath+"/arguments",schemaPath:"#/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema113.properties.arguments.type,parentSchema:schema113.properties.arguments,data:data2};
+const err8 = {instancePath:instancePath+"/arguments",schemaPath:"#/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema128.properties.arguments.type,parentSchema:schema128.properties.arguments,data:data2};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4629,7 +5695,7 @@ errors++;
 if(data.index !== undefined){
 let data3 = data.index;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err9 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema113.properties.index.type,parentSchema:schema113.properties.index,data:data3};
+const err9 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema128.properties.index.type,parentSchema:schema128.properties.index,data:data3};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -4640,7 +5706,7 @@ errors++;
 }
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-const err10 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema113.properties.index,data:data3};
+const err10 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema128.properties.index,data:data3};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -4656,7 +5722,7 @@ let data4 = data.extras;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-const err11 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema113.properties.extras.type,parentSchema:schema113.properties.extras,data:data4};
+const err11 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema128.properties.extras.type,parentSchema:schema128.properties.extras,data:data4};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -4668,7 +5734,7 @@ errors++;
 }
 }
 else {
-const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema113.type,parentSchema:schema113,data};
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema128.type,parentSchema:schema128,data};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -4677,17 +5743,17 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate60.errors = vErrors;
+validate66.errors = vErrors;
 return errors === 0;
 }
-validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema116 = {"title":"InvalidToolCall","description":"A tool call the model produced but that could not be used, typically because its arguments are not a JSON object. Kept so that nothing the model said is lost.","type":"object","properties":{"id":{"$ref":"#/$defs/ToolCallId","description":"Identifier of the call, when there was one."},"name":{"type":"string","description":"Name of the tool, when there was one."},"arguments":{"type":"string","description":"The arguments exactly as the model produced them."},"error":{"type":"string","description":"Why the call is invalid."},"index":{"type":"integer","minimum":0,"description":"Position of the call among the provider's content blocks."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific data, namespaced by provider."}},"additionalProperties":false};
+const schema131 = {"title":"InvalidToolCall","description":"A tool call the model produced but that could not be used, typically because its arguments are not a JSON object. Kept so that nothing the model said is lost.","type":"object","properties":{"id":{"$ref":"#/$defs/ToolCallId","description":"Identifier of the call, when there was one."},"name":{"type":"string","description":"Name of the tool, when there was one."},"arguments":{"type":"string","description":"The arguments exactly as the model produced them."},"error":{"type":"string","description":"Why the call is invalid."},"index":{"type":"integer","minimum":0,"description":"Position of the call among the provider's content blocks."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific data, namespaced by provider."}},"additionalProperties":false};
 
-function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate62.evaluated;
+const evaluated0 = validate68.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4697,7 +5763,7 @@ evaluated0.items = undefined;
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!((((((key0 === "id") || (key0 === "name")) || (key0 === "arguments")) || (key0 === "error")) || (key0 === "index")) || (key0 === "extras"))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema116,data};
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema131,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -4711,7 +5777,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
 if(func1(data0) < 1){
-const err1 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/ToolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema114,data:data0};
+const err1 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/ToolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema129,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4722,7 +5788,7 @@ errors++;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema114.type,parentSchema:schema114,data:data0};
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema129.type,parentSchema:schema129,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4735,7 +5801,7 @@ errors++;
 if(data.name !== undefined){
 let data1 = data.name;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema116.properties.name.type,parentSchema:schema116.properties.name,data:data1};
+const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema131.properties.name.type,parentSchema:schema131.properties.name,data:data1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -4748,7 +5814,7 @@ errors++;
 if(data.arguments !== undefined){
 let data2 = data.arguments;
 if(typeof data2 !== "string"){
-const err4 = {instancePath:instancePath+"/arguments",schemaPath:"#/properties/arguments/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema116.properties.arguments.type,parentSchema:schema116.properties.arguments,data:data2};
+const err4 = {instancePath:instancePath+"/arguments",schemaPath:"#/properties/arguments/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema131.properties.arguments.type,parentSchema:schema131.properties.arguments,data:data2};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4761,7 +5827,7 @@ errors++;
 if(data.error !== undefined){
 let data3 = data.error;
 if(typeof data3 !== "string"){
-const err5 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema116.properties.error.type,parentSchema:schema116.properties.error,data:data3};
+const err5 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema131.properties.error.type,parentSchema:schema131.properties.error,data:data3};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4774,7 +5840,7 @@ errors++;
 if(data.index !== undefined){
 let data4 = data.index;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-const err6 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema116.properties.index.type,parentSchema:schema116.properties.index,data:data4};
+const err6 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema131.properties.index.type,parentSchema:schema131.properties.index,data:data4};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -4785,7 +5851,7 @@ errors++;
 }
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-const err7 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema116.properties.index,data:data4};
+const err7 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema131.properties.index,data:data4};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4801,7 +5867,7 @@ let data5 = data.extras;
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 }
 else {
-const err8 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema116.properties.extras.type,parentSchema:schema116.properties.extras,data:data5};
+const err8 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema131.properties.extras.type,parentSchema:schema131.properties.extras,data:data5};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4813,7 +5879,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema116.type,parentSchema:schema116,data};
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema131.type,parentSchema:schema131,data};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -4822,19 +5888,19 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate62.errors = vErrors;
+validate68.errors = vErrors;
 return errors === 0;
 }
-validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema118 = {"title":"Usage","description":"Token usage of one model call. `input_tokens` counts every prompt token, cached ones included; `output_tokens` counts every generated token, reasoning included.","type":"object","properties":{"input_tokens":{"$ref":"#/$defs/TokenCount","description":"Prompt tokens, including cache reads and cache writes."},"output_tokens":{"$ref":"#/$defs/TokenCount","description":"Generated tokens, including reasoning."},"total_tokens":{"$ref":"#/$defs/TokenCount","description":"Input plus output tokens (as the provider reports it)."},"input_token_details":{"$ref":"#/$defs/InputTokenDetails","description":"Breakdown of the input tokens."},"output_token_details":{"$ref":"#/$defs/OutputTokenDetails","description":"Breakdown of the output tokens."}},"required":["input_tokens","output_tokens","total_tokens"],"additionalProperties":false};
-const schema119 = {"title":"TokenCount","description":"A number of tokens.","type":"integer","minimum":0};
-const schema122 = {"title":"InputTokenDetails","description":"Breakdown of input tokens; each count is part of `input_tokens`. Further provider counts may be added under their own names.","type":"object","properties":{"audio":{"$ref":"#/$defs/TokenCount","description":"Audio input tokens."},"cache_creation":{"$ref":"#/$defs/TokenCount","description":"Input tokens written to the prompt cache."},"cache_read":{"$ref":"#/$defs/TokenCount","description":"Input tokens read from the prompt cache."}},"additionalProperties":{"$ref":"#/$defs/TokenCount"}};
+const schema133 = {"title":"Usage","description":"Token usage of one model call. `input_tokens` counts every prompt token, cached ones included; `output_tokens` counts every generated token, reasoning included.","type":"object","properties":{"input_tokens":{"$ref":"#/$defs/TokenCount","description":"Prompt tokens, including cache reads and cache writes."},"output_tokens":{"$ref":"#/$defs/TokenCount","description":"Generated tokens, including reasoning."},"total_tokens":{"$ref":"#/$defs/TokenCount","description":"Input plus output tokens (as the provider reports it)."},"input_token_details":{"$ref":"#/$defs/InputTokenDetails","description":"Breakdown of the input tokens."},"output_token_details":{"$ref":"#/$defs/OutputTokenDetails","description":"Breakdown of the output tokens."}},"required":["input_tokens","output_tokens","total_tokens"],"additionalProperties":false};
+const schema134 = {"title":"TokenCount","description":"A number of tokens.","type":"integer","minimum":0};
+const schema137 = {"title":"InputTokenDetails","description":"Breakdown of input tokens; each count is part of `input_tokens`. Further provider counts may be added under their own names.","type":"object","properties":{"audio":{"$ref":"#/$defs/TokenCount","description":"Audio input tokens."},"cache_creation":{"$ref":"#/$defs/TokenCount","description":"Input tokens written to the prompt cache."},"cache_read":{"$ref":"#/$defs/TokenCount","description":"Input tokens read from the prompt cache."}},"additionalProperties":{"$ref":"#/$defs/TokenCount"}};
 
-function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate65.evaluated;
+const evaluated0 = validate71.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4846,7 +5912,7 @@ for(const key0 in data){
 if(!(((key0 === "audio") || (key0 === "cache_creation")) || (key0 === "cache_read"))){
 let data0 = data[key0];
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-const err0 = {instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema119.type,parentSchema:schema119,data:data0};
+const err0 = {instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema134.type,parentSchema:schema134,data:data0};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -4857,7 +5923,7 @@ errors++;
 }
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 0 || isNaN(data0)){
-const err1 = {instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema119,data:data0};
+const err1 = {instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema134,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4872,7 +5938,7 @@ errors++;
 if(data.audio !== undefined){
 let data1 = data.audio;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-const err2 = {instancePath:instancePath+"/audio",schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema119.type,parentSchema:schema119,data:data1};
+const err2 = {instancePath:instancePath+"/audio",schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema134.type,parentSchema:schema134,data:data1};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4883,7 +5949,7 @@ errors++;
 }
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-const err3 = {instancePath:instancePath+"/audio",schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema119,data:data1};
+const err3 = {instancePath:instancePath+"/audio",schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema134,data:data1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -4897,7 +5963,7 @@ errors++;
 if(data.cache_creation !== undefined){
 let data2 = data.cache_creation;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-const err4 = {instancePath:instancePath+"/cache_creation",schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema119.type,parentSchema:schema119,data:data2};
+const err4 = {instancePath:instancePath+"/cache_creation",schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema134.type,parentSchema:schema134,data:data2};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4908,7 +5974,7 @@ errors++;
 }
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-const err5 = {instancePath:instancePath+"/cache_creation",schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema119,data:data2};
+const err5 = {instancePath:instancePath+"/cache_creation",schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema134,data:data2};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4922,7 +5988,7 @@ errors++;
 if(data.cache_read !== undefined){
 let data3 = data.cache_read;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err6 = {instancePath:instancePath+"/cache_read",schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema119.type,parentSchema:schema119,data:data3};
+const err6 = {instancePath:instancePath+"/cache_read",schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema134.type,parentSchema:schema134,data:data3};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -4933,7 +5999,7 @@ errors++;
 }
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-const err7 = {instancePath:instancePath+"/cache_read",schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema119,data:data3};
+const err7 = {instancePath:instancePath+"/cache_read",schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema134,data:data3};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4946,7 +6012,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema122.type,parentSchema:schema122,data};
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema137.type,parentSchema:schema137,data};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4955,17 +6021,17 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate65.errors = vErrors;
+validate71.errors = vErrors;
 return errors === 0;
 }
-validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema127 = {"title":"OutputTokenDetails","description":"Breakdown of output tokens; each count is part of `output_tokens`. Further provider counts may be added under their own names.","type":"object","properties":{"audio":{"$ref":"#/$defs/TokenCount","description":"Audio output tokens."},"reasoning":{"$ref":"#/$defs/TokenCount","description":"Reasoning (thinking) tokens."}},"additionalProperties":{"$ref":"#/$defs/TokenCount"}};
+const schema142 = {"title":"OutputTokenDetails","description":"Breakdown of output tokens; each count is part of `output_tokens`. Further provider counts may be added under their own names.","type":"object","properties":{"audio":{"$ref":"#/$defs/TokenCount","description":"Audio output tokens."},"reasoning":{"$ref":"#/$defs/TokenCount","description":"Reasoning (thinking) tokens."}},"additionalProperties":{"$ref":"#/$defs/TokenCount"}};
 
-function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate67.evaluated;
+const evaluated0 = validate73.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4977,7 +6043,7 @@ for(const key0 in data){
 if(!((key0 === "audio") || (key0 === "reasoning"))){
 let data0 = data[key0];
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-const err0 = {instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema119.type,parentSchema:schema119,data:data0};
+const err0 = {instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema134.type,parentSchema:schema134,data:data0};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -4988,7 +6054,7 @@ errors++;
 }
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 0 || isNaN(data0)){
-const err1 = {instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema119,data:data0};
+const err1 = {instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema134,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -5003,7 +6069,7 @@ errors++;
 if(data.audio !== undefined){
 let data1 = data.audio;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-const err2 = {instancePath:instancePath+"/audio",schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema119.type,parentSchema:schema119,data:data1};
+const err2 = {instancePath:instancePath+"/audio",schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema134.type,parentSchema:schema134,data:data1};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -5014,7 +6080,7 @@ errors++;
 }
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-const err3 = {instancePath:instancePath+"/audio",schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema119,data:data1};
+const err3 = {instancePath:instancePath+"/audio",schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema134,data:data1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -5028,7 +6094,7 @@ errors++;
 if(data.reasoning !== undefined){
 let data2 = data.reasoning;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-const err4 = {instancePath:instancePath+"/reasoning",schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema119.type,parentSchema:schema119,data:data2};
+const err4 = {instancePath:instancePath+"/reasoning",schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema134.type,parentSchema:schema134,data:data2};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -5039,7 +6105,7 @@ errors++;
 }
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-const err5 = {instancePath:instancePath+"/reasoning",schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema119,data:data2};
+const err5 = {instancePath:instancePath+"/reasoning",schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema134,data:data2};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -5052,7 +6118,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema127.type,parentSchema:schema127,data};
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema142.type,parentSchema:schema142,data};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -5061,16 +6127,16 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate67.errors = vErrors;
+validate73.errors = vErrors;
 return errors === 0;
 }
-validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate64.evaluated;
+const evaluated0 = validate70.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5079,7 +6145,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.input_tokens === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "input_tokens"},message:"must have required property '"+"input_tokens"+"'",schema:schema118.required,parentSchema:schema118,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "input_tokens"},message:"must have required property '"+"input_tokens"+"'",schema:schema133.required,parentSchema:schema133,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -5089,7 +6155,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.output_tokens === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "output_tokens"},message:"must have required property '"+"output_tokens"+"'",schema:schema118.required,parentSchema:schema118,data};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "output_tokens"},message:"must have required property '"+"output_tokens"+"'",schema:schema133.required,parentSchema:schema133,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -5099,7 +6165,7 @@ vErrors.push(err1);
 errors++;
 }
 if(data.total_tokens === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "total_tokens"},message:"must have required property '"+"total_tokens"+"'",schema:schema118.required,parentSchema:schema118,data};
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "total_tokens"},message:"must have required property '"+"total_tokens"+"'",schema:schema133.required,parentSchema:schema133,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -5110,7 +6176,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(((((key0 === "input_tokens") || (key0 === "output_tokens")) || (key0 === "total_tokens")) || (key0 === "input_token_details")) || (key0 === "output_token_details"))){
-const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema118,data};
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema133,data};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -5123,7 +6189,7 @@ errors++;
 if(data.input_tokens !== undefined){
 let data0 = data.input_tokens;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-const err4 = {instancePath:instancePath+"/input_tokens",schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema119.type,parentSchema:schema119,data:data0};
+const err4 = {instancePath:instancePath+"/input_tokens",schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema134.type,parentSchema:schema134,data:data0};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -5134,7 +6200,7 @@ errors++;
 }
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 0 || isNaN(data0)){
-const err5 = {instancePath:instancePath+"/input_tokens",schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema119,data:data0};
+const err5 = {instancePath:instancePath+"/input_tokens",schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema134,data:data0};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -5148,7 +6214,7 @@ errors++;
 if(data.output_tokens !== undefined){
 let data1 = data.output_tokens;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-const err6 = {instancePath:instancePath+"/output_tokens",schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema119.type,parentSchema:schema119,data:data1};
+const err6 = {instancePath:instancePath+"/output_tokens",schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema134.type,parentSchema:schema134,data:data1};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -5159,7 +6225,7 @@ errors++;
 }
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-const err7 = {instancePath:instancePath+"/output_tokens",schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema119,data:data1};
+const err7 = {instancePath:instancePath+"/output_tokens",schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema134,data:data1};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -5173,7 +6239,7 @@ errors++;
 if(data.total_tokens !== undefined){
 let data2 = data.total_tokens;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-const err8 = {instancePath:instancePath+"/total_tokens",schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema119.type,parentSchema:schema119,data:data2};
+const err8 = {instancePath:instancePath+"/total_tokens",schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema134.type,parentSchema:schema134,data:data2};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -5184,7 +6250,7 @@ errors++;
 }
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-const err9 = {instancePath:instancePath+"/total_tokens",schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema119,data:data2};
+const err9 = {instancePath:instancePath+"/total_tokens",schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema134,data:data2};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -5196,20 +6262,20 @@ errors++;
 }
 }
 if(data.input_token_details !== undefined){
-if(!(validate65(data.input_token_details, {instancePath:instancePath+"/input_token_details",parentData:data,parentDataProperty:"input_token_details",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+if(!(validate71(data.input_token_details, {instancePath:instancePath+"/input_token_details",parentData:data,parentDataProperty:"input_token_details",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
 errors = vErrors.length;
 }
 }
 if(data.output_token_details !== undefined){
-if(!(validate67(data.output_token_details, {instancePath:instancePath+"/output_token_details",parentData:data,parentDataProperty:"output_token_details",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
+if(!(validate73(data.output_token_details, {instancePath:instancePath+"/output_token_details",parentData:data,parentDataProperty:"output_token_details",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema118.type,parentSchema:schema118,data};
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema133.type,parentSchema:schema133,data};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -5218,16 +6284,16 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate64.errors = vErrors;
+validate70.errors = vErrors;
 return errors === 0;
 }
-validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate94.evaluated;
+const evaluated0 = validate100.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5236,7 +6302,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.role === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "role"},message:"must have required property '"+"role"+"'",schema:schema112.required,parentSchema:schema112,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "role"},message:"must have required property '"+"role"+"'",schema:schema127.required,parentSchema:schema127,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -5246,8 +6312,8 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!(func6.call(schema112.properties, key0))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema112,data};
+if(!(func6.call(schema127.properties, key0))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema127,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -5260,7 +6326,7 @@ errors++;
 if(data.role !== undefined){
 let data0 = data.role;
 if("assistant" !== data0){
-const err2 = {instancePath:instancePath+"/role",schemaPath:"#/properties/role/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema112.properties.role,data:data0};
+const err2 = {instancePath:instancePath+"/role",schemaPath:"#/properties/role/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema127.properties.role,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -5281,14 +6347,14 @@ let data2 = data.tool_calls;
 if(Array.isArray(data2)){
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate60(data2[i0], {instancePath:instancePath+"/tool_calls/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
+if(!(validate66(data2[i0], {instancePath:instancePath+"/tool_calls/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/tool_calls",schemaPath:"#/properties/tool_calls/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema112.properties.tool_calls.type,parentSchema:schema112.properties.tool_calls,data:data2};
+const err3 = {instancePath:instancePath+"/tool_calls",schemaPath:"#/properties/tool_calls/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema127.properties.tool_calls.type,parentSchema:schema127.properties.tool_calls,data:data2};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -5303,14 +6369,14 @@ let data4 = data.invalid_tool_calls;
 if(Array.isArray(data4)){
 const len1 = data4.length;
 for(let i1=0; i1<len1; i1++){
-if(!(validate62(data4[i1], {instancePath:instancePath+"/invalid_tool_calls/" + i1,parentData:data4,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
+if(!(validate68(data4[i1], {instancePath:instancePath+"/invalid_tool_calls/" + i1,parentData:data4,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/invalid_tool_calls",schemaPath:"#/properties/invalid_tool_calls/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema112.properties.invalid_tool_calls.type,parentSchema:schema112.properties.invalid_tool_calls,data:data4};
+const err4 = {instancePath:instancePath+"/invalid_tool_calls",schemaPath:"#/properties/invalid_tool_calls/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema127.properties.invalid_tool_calls.type,parentSchema:schema127.properties.invalid_tool_calls,data:data4};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -5321,8 +6387,8 @@ errors++;
 }
 }
 if(data.usage !== undefined){
-if(!(validate64(data.usage, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+if(!(validate70(data.usage, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
 errors = vErrors.length;
 }
 }
@@ -5330,7 +6396,7 @@ if(data.model !== undefined){
 let data7 = data.model;
 if(typeof data7 === "string"){
 if(func1(data7) < 1){
-const err5 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema112.properties.model,data:data7};
+const err5 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema127.properties.model,data:data7};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -5341,7 +6407,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema112.properties.model.type,parentSchema:schema112.properties.model,data:data7};
+const err6 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema127.properties.model.type,parentSchema:schema127.properties.model,data:data7};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -5355,7 +6421,7 @@ if(data.provider !== undefined){
 let data8 = data.provider;
 if(typeof data8 === "string"){
 if(func1(data8) < 1){
-const err7 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema112.properties.provider,data:data8};
+const err7 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema127.properties.provider,data:data8};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -5366,7 +6432,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema112.properties.provider.type,parentSchema:schema112.properties.provider,data:data8};
+const err8 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema127.properties.provider.type,parentSchema:schema127.properties.provider,data:data8};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -5380,7 +6446,7 @@ if(data.response_id !== undefined){
 let data9 = data.response_id;
 if(typeof data9 === "string"){
 if(func1(data9) < 1){
-const err9 = {instancePath:instancePath+"/response_id",schemaPath:"#/properties/response_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema112.properties.response_id,data:data9};
+const err9 = {instancePath:instancePath+"/response_id",schemaPath:"#/properties/response_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema127.properties.response_id,data:data9};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -5391,7 +6457,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/response_id",schemaPath:"#/properties/response_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema112.properties.response_id.type,parentSchema:schema112.properties.response_id,data:data9};
+const err10 = {instancePath:instancePath+"/response_id",schemaPath:"#/properties/response_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema127.properties.response_id.type,parentSchema:schema127.properties.response_id,data:data9};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -5404,7 +6470,7 @@ errors++;
 if(data.finish_reason !== undefined){
 let data10 = data.finish_reason;
 if(!(((((((data10 === "stop") || (data10 === "length")) || (data10 === "tool_calls")) || (data10 === "content_filter")) || (data10 === "paused")) || (data10 === "error")) || (data10 === "other"))){
-const err11 = {instancePath:instancePath+"/finish_reason",schemaPath:"#/$defs/FinishReason/enum",keyword:"enum",params:{allowedValues: schema131.enum},message:"must be equal to one of the allowed values",schema:schema131.enum,parentSchema:schema131,data:data10};
+const err11 = {instancePath:instancePath+"/finish_reason",schemaPath:"#/$defs/FinishReason/enum",keyword:"enum",params:{allowedValues: schema146.enum},message:"must be equal to one of the allowed values",schema:schema146.enum,parentSchema:schema146,data:data10};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -5417,7 +6483,7 @@ errors++;
 if(data.raw_finish_reason !== undefined){
 let data11 = data.raw_finish_reason;
 if(typeof data11 !== "string"){
-const err12 = {instancePath:instancePath+"/raw_finish_reason",schemaPath:"#/properties/raw_finish_reason/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema112.properties.raw_finish_reason.type,parentSchema:schema112.properties.raw_finish_reason,data:data11};
+const err12 = {instancePath:instancePath+"/raw_finish_reason",schemaPath:"#/properties/raw_finish_reason/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema127.properties.raw_finish_reason.type,parentSchema:schema127.properties.raw_finish_reason,data:data11};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -5432,7 +6498,7 @@ let data12 = data.response_metadata;
 if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 }
 else {
-const err13 = {instancePath:instancePath+"/response_metadata",schemaPath:"#/properties/response_metadata/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema112.properties.response_metadata.type,parentSchema:schema112.properties.response_metadata,data:data12};
+const err13 = {instancePath:instancePath+"/response_metadata",schemaPath:"#/properties/response_metadata/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema127.properties.response_metadata.type,parentSchema:schema127.properties.response_metadata,data:data12};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -5446,7 +6512,7 @@ if(data.id !== undefined){
 let data13 = data.id;
 if(typeof data13 === "string"){
 if(func1(data13) < 1){
-const err14 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema107,data:data13};
+const err14 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema122,data:data13};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -5457,7 +6523,7 @@ errors++;
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema107.type,parentSchema:schema107,data:data13};
+const err15 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema122.type,parentSchema:schema122,data:data13};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -5471,7 +6537,7 @@ if(data.name !== undefined){
 let data14 = data.name;
 if(typeof data14 === "string"){
 if(func1(data14) < 1){
-const err16 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ParticipantName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema108,data:data14};
+const err16 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ParticipantName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema123,data:data14};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -5482,7 +6548,7 @@ errors++;
 }
 }
 else {
-const err17 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ParticipantName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema108.type,parentSchema:schema108,data:data14};
+const err17 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ParticipantName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema123.type,parentSchema:schema123,data:data14};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -5497,7 +6563,7 @@ let data15 = data.metadata;
 if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
 }
 else {
-const err18 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema112.properties.metadata.type,parentSchema:schema112.properties.metadata,data:data15};
+const err18 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema127.properties.metadata.type,parentSchema:schema127.properties.metadata,data:data15};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -5512,7 +6578,7 @@ let data16 = data.extras;
 if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
 }
 else {
-const err19 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema112.properties.extras.type,parentSchema:schema112.properties.extras,data:data16};
+const err19 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema127.properties.extras.type,parentSchema:schema127.properties.extras,data:data16};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -5524,7 +6590,7 @@ errors++;
 }
 }
 else {
-const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema112.type,parentSchema:schema112,data};
+const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema127.type,parentSchema:schema127,data};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -5533,19 +6599,19 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate94.errors = vErrors;
+validate100.errors = vErrors;
 return errors === 0;
 }
-validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const AssistantMessageChunk = validate99;
-const schema160 = {"title":"AssistantMessageChunk","description":"A piece of a streamed assistant reply. Chunks are merged in order into one `AssistantMessage`: content blocks by `index` and `type`, tool-call fragments by `index`.","type":"object","properties":{"role":{"const":"assistant","description":"Message tag."},"content":{"$ref":"#/$defs/MessageContent","default":"","description":"New content: text to append, or blocks carrying their `index`."},"tool_call_chunks":{"type":"array","items":{"$ref":"#/$defs/ToolCallChunk"},"default":[],"description":"Fragments of tool calls."},"usage":{"$ref":"#/$defs/Usage","description":"Token usage reported by this chunk."},"usage_mode":{"enum":["delta","cumulative"],"default":"delta","description":"`delta`: this chunk's usage adds to earlier ones; `cumulative`: it is the running total and replaces them."},"chunk_position":{"const":"last","description":"`last` on the final chunk of a stream; absent otherwise."},"model":{"type":"string","minLength":1,"description":"Model that produces the reply."},"provider":{"type":"string","minLength":1,"description":"Wire format or provider that produces the reply."},"response_id":{"type":"string","minLength":1,"description":"Identifier of the provider response."},"finish_reason":{"$ref":"#/$defs/FinishReason","description":"Why the model stopped, normalized."},"raw_finish_reason":{"type":"string","description":"Why the model stopped, as the provider said it."},"response_metadata":{"type":"object","additionalProperties":true,"description":"Further response data from the provider."},"id":{"$ref":"#/$defs/MessageId","description":"Identifier of the message being streamed."},"name":{"$ref":"#/$defs/ParticipantName","description":"Name of the assistant."},"metadata":{"type":"object","additionalProperties":true,"description":"Application data, never sent to a model."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific data about the message, namespaced by provider."}},"required":["role"],"additionalProperties":false};
-const schema161 = {"title":"ToolCallChunk","description":"A fragment of a streamed tool call. Fragments with the same `index` belong to one call: `id` and `name` come with the first, `arguments` are raw text to append.","type":"object","properties":{"id":{"$ref":"#/$defs/ToolCallId","description":"Identifier of the call, usually only on the first fragment."},"name":{"type":"string","description":"Name of the tool, usually only on the first fragment."},"arguments":{"type":"string","description":"A piece of the JSON argument text."},"index":{"type":"integer","minimum":0,"description":"Which call this fragment belongs to."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific data, namespaced by provider."}},"additionalProperties":false};
+export const AssistantMessageChunk = validate105;
+const schema175 = {"title":"AssistantMessageChunk","description":"A piece of a streamed assistant reply. Chunks are merged in order into one `AssistantMessage`: content blocks by `index` and `type`, tool-call fragments by `index`.","type":"object","properties":{"role":{"const":"assistant","description":"Message tag."},"content":{"$ref":"#/$defs/MessageContent","default":"","description":"New content: text to append, or blocks carrying their `index`."},"tool_call_chunks":{"type":"array","items":{"$ref":"#/$defs/ToolCallChunk"},"default":[],"description":"Fragments of tool calls."},"usage":{"$ref":"#/$defs/Usage","description":"Token usage reported by this chunk."},"usage_mode":{"enum":["delta","cumulative"],"default":"delta","description":"`delta`: this chunk's usage adds to earlier ones; `cumulative`: it is the running total and replaces them."},"chunk_position":{"const":"last","description":"`last` on the final chunk of a stream; absent otherwise."},"model":{"type":"string","minLength":1,"description":"Model that produces the reply."},"provider":{"type":"string","minLength":1,"description":"Wire format or provider that produces the reply."},"response_id":{"type":"string","minLength":1,"description":"Identifier of the provider response."},"finish_reason":{"$ref":"#/$defs/FinishReason","description":"Why the model stopped, normalized."},"raw_finish_reason":{"type":"string","description":"Why the model stopped, as the provider said it."},"response_metadata":{"type":"object","additionalProperties":true,"description":"Further response data from the provider."},"id":{"$ref":"#/$defs/MessageId","description":"Identifier of the message being streamed."},"name":{"$ref":"#/$defs/ParticipantName","description":"Name of the assistant."},"metadata":{"type":"object","additionalProperties":true,"description":"Application data, never sent to a model."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific data about the message, namespaced by provider."}},"required":["role"],"additionalProperties":false};
+const schema176 = {"title":"ToolCallChunk","description":"A fragment of a streamed tool call. Fragments with the same `index` belong to one call: `id` and `name` come with the first, `arguments` are raw text to append.","type":"object","properties":{"id":{"$ref":"#/$defs/ToolCallId","description":"Identifier of the call, usually only on the first fragment."},"name":{"type":"string","description":"Name of the tool, usually only on the first fragment."},"arguments":{"type":"string","description":"A piece of the JSON argument text."},"index":{"type":"integer","minimum":0,"description":"Which call this fragment belongs to."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific data, namespaced by provider."}},"additionalProperties":false};
 
-function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate101.evaluated;
+const evaluated0 = validate107.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5555,7 +6621,7 @@ evaluated0.items = undefined;
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!(((((key0 === "id") || (key0 === "name")) || (key0 === "arguments")) || (key0 === "index")) || (key0 === "extras"))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema161,data};
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema176,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -5569,7 +6635,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
 if(func1(data0) < 1){
-const err1 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/ToolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema114,data:data0};
+const err1 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/ToolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema129,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -5580,7 +6646,7 @@ errors++;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema114.type,parentSchema:schema114,data:data0};
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema129.type,parentSchema:schema129,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -5593,7 +6659,7 @@ errors++;
 if(data.name !== undefined){
 let data1 = data.name;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema161.properties.name.type,parentSchema:schema161.properties.name,data:data1};
+const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema176.properties.name.type,parentSchema:schema176.properties.name,data:data1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -5606,7 +6672,7 @@ errors++;
 if(data.arguments !== undefined){
 let data2 = data.arguments;
 if(typeof data2 !== "string"){
-const err4 = {instancePath:instancePath+"/arguments",schemaPath:"#/properties/arguments/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema161.properties.arguments.type,parentSchema:schema161.properties.arguments,data:data2};
+const err4 = {instancePath:instancePath+"/arguments",schemaPath:"#/properties/arguments/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema176.properties.arguments.type,parentSchema:schema176.properties.arguments,data:data2};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -5619,7 +6685,7 @@ errors++;
 if(data.index !== undefined){
 let data3 = data.index;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err5 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema161.properties.index.type,parentSchema:schema161.properties.index,data:data3};
+const err5 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema176.properties.index.type,parentSchema:schema176.properties.index,data:data3};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -5630,7 +6696,7 @@ errors++;
 }
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-const err6 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema161.properties.index,data:data3};
+const err6 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema176.properties.index,data:data3};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -5646,7 +6712,7 @@ let data4 = data.extras;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-const err7 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema161.properties.extras.type,parentSchema:schema161.properties.extras,data:data4};
+const err7 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema176.properties.extras.type,parentSchema:schema176.properties.extras,data:data4};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -5658,7 +6724,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema161.type,parentSchema:schema161,data};
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema176.type,parentSchema:schema176,data};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -5667,16 +6733,16 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate101.errors = vErrors;
+validate107.errors = vErrors;
 return errors === 0;
 }
-validate101.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate107.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate99.evaluated;
+const evaluated0 = validate105.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5685,7 +6751,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.role === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "role"},message:"must have required property '"+"role"+"'",schema:schema160.required,parentSchema:schema160,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "role"},message:"must have required property '"+"role"+"'",schema:schema175.required,parentSchema:schema175,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -5695,8 +6761,8 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!(func6.call(schema160.properties, key0))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema160,data};
+if(!(func6.call(schema175.properties, key0))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema175,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -5709,7 +6775,7 @@ errors++;
 if(data.role !== undefined){
 let data0 = data.role;
 if("assistant" !== data0){
-const err2 = {instancePath:instancePath+"/role",schemaPath:"#/properties/role/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema160.properties.role,data:data0};
+const err2 = {instancePath:instancePath+"/role",schemaPath:"#/properties/role/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema175.properties.role,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -5730,14 +6796,14 @@ let data2 = data.tool_call_chunks;
 if(Array.isArray(data2)){
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate101(data2[i0], {instancePath:instancePath+"/tool_call_chunks/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
+if(!(validate107(data2[i0], {instancePath:instancePath+"/tool_call_chunks/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate107.errors : vErrors.concat(validate107.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/tool_call_chunks",schemaPath:"#/properties/tool_call_chunks/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema160.properties.tool_call_chunks.type,parentSchema:schema160.properties.tool_call_chunks,data:data2};
+const err3 = {instancePath:instancePath+"/tool_call_chunks",schemaPath:"#/properties/tool_call_chunks/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema175.properties.tool_call_chunks.type,parentSchema:schema175.properties.tool_call_chunks,data:data2};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -5748,15 +6814,15 @@ errors++;
 }
 }
 if(data.usage !== undefined){
-if(!(validate64(data.usage, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+if(!(validate70(data.usage, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
 errors = vErrors.length;
 }
 }
 if(data.usage_mode !== undefined){
 let data5 = data.usage_mode;
 if(!((data5 === "delta") || (data5 === "cumulative"))){
-const err4 = {instancePath:instancePath+"/usage_mode",schemaPath:"#/properties/usage_mode/enum",keyword:"enum",params:{allowedValues: schema160.properties.usage_mode.enum},message:"must be equal to one of the allowed values",schema:schema160.properties.usage_mode.enum,parentSchema:schema160.properties.usage_mode,data:data5};
+const err4 = {instancePath:instancePath+"/usage_mode",schemaPath:"#/properties/usage_mode/enum",keyword:"enum",params:{allowedValues: schema175.properties.usage_mode.enum},message:"must be equal to one of the allowed values",schema:schema175.properties.usage_mode.enum,parentSchema:schema175.properties.usage_mode,data:data5};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -5769,7 +6835,7 @@ errors++;
 if(data.chunk_position !== undefined){
 let data6 = data.chunk_position;
 if("last" !== data6){
-const err5 = {instancePath:instancePath+"/chunk_position",schemaPath:"#/properties/chunk_position/const",keyword:"const",params:{allowedValue: "last"},message:"must be equal to constant",schema:"last",parentSchema:schema160.properties.chunk_position,data:data6};
+const err5 = {instancePath:instancePath+"/chunk_position",schemaPath:"#/properties/chunk_position/const",keyword:"const",params:{allowedValue: "last"},message:"must be equal to constant",schema:"last",parentSchema:schema175.properties.chunk_position,data:data6};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -5783,7 +6849,7 @@ if(data.model !== undefined){
 let data7 = data.model;
 if(typeof data7 === "string"){
 if(func1(data7) < 1){
-const err6 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema160.properties.model,data:data7};
+const err6 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema175.properties.model,data:data7};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -5794,7 +6860,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema160.properties.model.type,parentSchema:schema160.properties.model,data:data7};
+const err7 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema175.properties.model.type,parentSchema:schema175.properties.model,data:data7};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -5808,7 +6874,7 @@ if(data.provider !== undefined){
 let data8 = data.provider;
 if(typeof data8 === "string"){
 if(func1(data8) < 1){
-const err8 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema160.properties.provider,data:data8};
+const err8 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema175.properties.provider,data:data8};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -5819,7 +6885,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema160.properties.provider.type,parentSchema:schema160.properties.provider,data:data8};
+const err9 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema175.properties.provider.type,parentSchema:schema175.properties.provider,data:data8};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -5833,7 +6899,7 @@ if(data.response_id !== undefined){
 let data9 = data.response_id;
 if(typeof data9 === "string"){
 if(func1(data9) < 1){
-const err10 = {instancePath:instancePath+"/response_id",schemaPath:"#/properties/response_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema160.properties.response_id,data:data9};
+const err10 = {instancePath:instancePath+"/response_id",schemaPath:"#/properties/response_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema175.properties.response_id,data:data9};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -5844,7 +6910,7 @@ errors++;
 }
 }
 else {
-const err11 = {instancePath:instancePath+"/response_id",schemaPath:"#/properties/response_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema160.properties.response_id.type,parentSchema:schema160.properties.response_id,data:data9};
+const err11 = {instancePath:instancePath+"/response_id",schemaPath:"#/properties/response_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema175.properties.response_id.type,parentSchema:schema175.properties.response_id,data:data9};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -5857,7 +6923,7 @@ errors++;
 if(data.finish_reason !== undefined){
 let data10 = data.finish_reason;
 if(!(((((((data10 === "stop") || (data10 === "length")) || (data10 === "tool_calls")) || (data10 === "content_filter")) || (data10 === "paused")) || (data10 === "error")) || (data10 === "other"))){
-const err12 = {instancePath:instancePath+"/finish_reason",schemaPath:"#/$defs/FinishReason/enum",keyword:"enum",params:{allowedValues: schema131.enum},message:"must be equal to one of the allowed values",schema:schema131.enum,parentSchema:schema131,data:data10};
+const err12 = {instancePath:instancePath+"/finish_reason",schemaPath:"#/$defs/FinishReason/enum",keyword:"enum",params:{allowedValues: schema146.enum},message:"must be equal to one of the allowed values",schema:schema146.enum,parentSchema:schema146,data:data10};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -5870,7 +6936,7 @@ errors++;
 if(data.raw_finish_reason !== undefined){
 let data11 = data.raw_finish_reason;
 if(typeof data11 !== "string"){
-const err13 = {instancePath:instancePath+"/raw_finish_reason",schemaPath:"#/properties/raw_finish_reason/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema160.properties.raw_finish_reason.type,parentSchema:schema160.properties.raw_finish_reason,data:data11};
+const err13 = {instancePath:instancePath+"/raw_finish_reason",schemaPath:"#/properties/raw_finish_reason/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema175.properties.raw_finish_reason.type,parentSchema:schema175.properties.raw_finish_reason,data:data11};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -5885,7 +6951,7 @@ let data12 = data.response_metadata;
 if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 }
 else {
-const err14 = {instancePath:instancePath+"/response_metadata",schemaPath:"#/properties/response_metadata/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema160.properties.response_metadata.type,parentSchema:schema160.properties.response_metadata,data:data12};
+const err14 = {instancePath:instancePath+"/response_metadata",schemaPath:"#/properties/response_metadata/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema175.properties.response_metadata.type,parentSchema:schema175.properties.response_metadata,data:data12};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -5899,7 +6965,7 @@ if(data.id !== undefined){
 let data13 = data.id;
 if(typeof data13 === "string"){
 if(func1(data13) < 1){
-const err15 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema107,data:data13};
+const err15 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema122,data:data13};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -5910,7 +6976,7 @@ errors++;
 }
 }
 else {
-const err16 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema107.type,parentSchema:schema107,data:data13};
+const err16 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema122.type,parentSchema:schema122,data:data13};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -5924,7 +6990,7 @@ if(data.name !== undefined){
 let data14 = data.name;
 if(typeof data14 === "string"){
 if(func1(data14) < 1){
-const err17 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ParticipantName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema108,data:data14};
+const err17 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ParticipantName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema123,data:data14};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -5935,7 +7001,7 @@ errors++;
 }
 }
 else {
-const err18 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ParticipantName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema108.type,parentSchema:schema108,data:data14};
+const err18 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ParticipantName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema123.type,parentSchema:schema123,data:data14};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -5950,7 +7016,7 @@ let data15 = data.metadata;
 if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
 }
 else {
-const err19 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema160.properties.metadata.type,parentSchema:schema160.properties.metadata,data:data15};
+const err19 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema175.properties.metadata.type,parentSchema:schema175.properties.metadata,data:data15};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -5965,7 +7031,7 @@ let data16 = data.extras;
 if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
 }
 else {
-const err20 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema160.properties.extras.type,parentSchema:schema160.properties.extras,data:data16};
+const err20 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema175.properties.extras.type,parentSchema:schema175.properties.extras,data:data16};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -5977,7 +7043,7 @@ errors++;
 }
 }
 else {
-const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema160.type,parentSchema:schema160,data};
+const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema175.type,parentSchema:schema175,data};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -5986,17 +7052,17 @@ vErrors.push(err21);
 }
 errors++;
 }
-validate99.errors = vErrors;
+validate105.errors = vErrors;
 return errors === 0;
 }
-validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate105.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const AudioBlock = validate104;
+export const AudioBlock = validate110;
 
-function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate104.evaluated;
+const evaluated0 = validate110.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6361,18 +7427,18 @@ vErrors.push(err26);
 }
 errors++;
 }
-validate104.errors = vErrors;
+validate110.errors = vErrors;
 return errors === 0;
 }
-validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const AutoToolChoice = validate105;
-const schema145 = {"title":"AutoToolChoice","description":"The model decides whether to call tools.","type":"object","properties":{"type":{"const":"auto","description":"Tool-choice tag."},"parallel":{"type":"boolean","description":"Whether the model may call several tools in one turn; provider default when absent."}},"required":["type"],"additionalProperties":false};
+export const AutoToolChoice = validate111;
+const schema160 = {"title":"AutoToolChoice","description":"The model decides whether to call tools.","type":"object","properties":{"type":{"const":"auto","description":"Tool-choice tag."},"parallel":{"type":"boolean","description":"Whether the model may call several tools in one turn; provider default when absent."}},"required":["type"],"additionalProperties":false};
 
-function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate105.evaluated;
+const evaluated0 = validate111.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6381,7 +7447,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema145.required,parentSchema:schema145,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema160.required,parentSchema:schema160,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -6392,7 +7458,7 @@ errors++;
 }
 for(const key0 in data){
 if(!((key0 === "type") || (key0 === "parallel"))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema145,data};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema160,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -6405,7 +7471,7 @@ errors++;
 if(data.type !== undefined){
 let data0 = data.type;
 if("auto" !== data0){
-const err2 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema145.properties.type,data:data0};
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema160.properties.type,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -6418,7 +7484,7 @@ errors++;
 if(data.parallel !== undefined){
 let data1 = data.parallel;
 if(typeof data1 !== "boolean"){
-const err3 = {instancePath:instancePath+"/parallel",schemaPath:"#/properties/parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema145.properties.parallel.type,parentSchema:schema145.properties.parallel,data:data1};
+const err3 = {instancePath:instancePath+"/parallel",schemaPath:"#/properties/parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema160.properties.parallel.type,parentSchema:schema160.properties.parallel,data:data1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -6430,7 +7496,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema145.type,parentSchema:schema145,data};
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema160.type,parentSchema:schema160,data};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -6439,17 +7505,17 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate105.errors = vErrors;
+validate111.errors = vErrors;
 return errors === 0;
 }
-validate105.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate111.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const Base64Data = validate106;
+export const Base64Data = validate112;
 
-function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate106.evaluated;
+const evaluated0 = validate112.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6466,17 +7532,17 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate106.errors = vErrors;
+validate112.errors = vErrors;
 return errors === 0;
 }
-validate106.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate112.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const BlockId = validate107;
+export const BlockId = validate113;
 
-function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate107.evaluated;
+const evaluated0 = validate113.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6505,17 +7571,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate107.errors = vErrors;
+validate113.errors = vErrors;
 return errors === 0;
 }
-validate107.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate113.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const BlockIndex = validate108;
+export const BlockIndex = validate114;
 
-function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate108.evaluated;
+const evaluated0 = validate114.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6544,17 +7610,17 @@ vErrors.push(err1);
 errors++;
 }
 }
-validate108.errors = vErrors;
+validate114.errors = vErrors;
 return errors === 0;
 }
-validate108.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate114.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const CacheControl = validate109;
+export const CacheControl = validate115;
 
-function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate109.evaluated;
+const evaluated0 = validate115.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6633,17 +7699,17 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate109.errors = vErrors;
+validate115.errors = vErrors;
 return errors === 0;
 }
-validate109.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate115.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const Citation = validate110;
+export const Citation = validate116;
 
-function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate116(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate110.evaluated;
+const evaluated0 = validate116.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6838,17 +7904,335 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate110.errors = vErrors;
+validate116.errors = vErrors;
 return errors === 0;
 }
-validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate116.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const ContentBlock = validate111;
+export const CompactionBlock = validate117;
 
-function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate111.evaluated;
+const evaluated0 = validate117.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema103.required,parentSchema:schema103,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func6.call(schema103.properties, key0))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema103,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.type !== undefined){
+let data0 = data.type;
+if("compaction" !== data0){
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "compaction"},message:"must be equal to constant",schema:"compaction",parentSchema:schema103.properties.type,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.text !== undefined){
+let data1 = data.text;
+if(typeof data1 !== "string"){
+const err3 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema103.properties.text.type,parentSchema:schema103.properties.text,data:data1};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.encrypted_content !== undefined){
+let data2 = data.encrypted_content;
+if(typeof data2 !== "string"){
+const err4 = {instancePath:instancePath+"/encrypted_content",schemaPath:"#/properties/encrypted_content/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema103.properties.encrypted_content.type,parentSchema:schema103.properties.encrypted_content,data:data2};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.signature !== undefined){
+let data3 = data.signature;
+if(typeof data3 !== "string"){
+const err5 = {instancePath:instancePath+"/signature",schemaPath:"#/properties/signature/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema103.properties.signature.type,parentSchema:schema103.properties.signature,data:data3};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.provider !== undefined){
+let data4 = data.provider;
+if(typeof data4 === "string"){
+if(func1(data4) < 1){
+const err6 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema103.properties.provider,data:data4};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema103.properties.provider.type,parentSchema:schema103.properties.provider,data:data4};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.model !== undefined){
+let data5 = data.model;
+if(typeof data5 === "string"){
+if(func1(data5) < 1){
+const err8 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema103.properties.model,data:data5};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema103.properties.model.type,parentSchema:schema103.properties.model,data:data5};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.endpoint !== undefined){
+let data6 = data.endpoint;
+if(typeof data6 === "string"){
+if(func1(data6) < 1){
+const err10 = {instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema103.properties.endpoint,data:data6};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema103.properties.endpoint.type,parentSchema:schema103.properties.endpoint,data:data6};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data7 = data.id;
+if(typeof data7 === "string"){
+if(func1(data7) < 1){
+const err12 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/BlockId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema40,data:data7};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/BlockId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema40.type,parentSchema:schema40,data:data7};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.index !== undefined){
+let data8 = data.index;
+if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
+const err14 = {instancePath:instancePath+"/index",schemaPath:"#/$defs/BlockIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema45.type,parentSchema:schema45,data:data8};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 < 0 || isNaN(data8)){
+const err15 = {instancePath:instancePath+"/index",schemaPath:"#/$defs/BlockIndex/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema45,data:data8};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+if(data.extras !== undefined){
+let data9 = data.extras;
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+}
+else {
+const err16 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema103.properties.extras.type,parentSchema:schema103.properties.extras,data:data9};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data.cache_control !== undefined){
+let data10 = data.cache_control;
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+if(data10.type === undefined){
+const err17 = {instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/CacheControl/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema46.required,parentSchema:schema46,data:data10};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+for(const key1 in data10){
+if(!((key1 === "type") || (key1 === "ttl"))){
+const err18 = {instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/CacheControl/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema46,data:data10};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data10.type !== undefined){
+let data11 = data10.type;
+if("ephemeral" !== data11){
+const err19 = {instancePath:instancePath+"/cache_control/type",schemaPath:"#/$defs/CacheControl/properties/type/const",keyword:"const",params:{allowedValue: "ephemeral"},message:"must be equal to constant",schema:"ephemeral",parentSchema:schema46.properties.type,data:data11};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data10.ttl !== undefined){
+let data12 = data10.ttl;
+if(typeof data12 === "string"){
+if(!pattern5.test(data12)){
+const err20 = {instancePath:instancePath+"/cache_control/ttl",schemaPath:"#/$defs/CacheControl/properties/ttl/pattern",keyword:"pattern",params:{pattern: "^[1-9][0-9]*[smh]$"},message:"must match pattern \""+"^[1-9][0-9]*[smh]$"+"\"",schema:"^[1-9][0-9]*[smh]$",parentSchema:schema46.properties.ttl,data:data12};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/cache_control/ttl",schemaPath:"#/$defs/CacheControl/properties/ttl/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.ttl.type,parentSchema:schema46.properties.ttl,data:data12};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/CacheControl/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema46.type,parentSchema:schema46,data:data10};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+else {
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema103.type,parentSchema:schema103,data};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+validate117.errors = vErrors;
+return errors === 0;
+}
+validate117.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const ContentBlock = validate118;
+
+function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate118.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6946,9 +8330,36 @@ if(props0 !== true){
 props0 = true;
 }
 }
-else if(tag0 === "non_standard"){
+else if(tag0 === "compaction"){
 if(!(validate42(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
+errors = vErrors.length;
+}
+if(props0 !== true){
+props0 = true;
+}
+}
+else if(tag0 === "resource_link"){
+if(!(validate43(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
+errors = vErrors.length;
+}
+if(props0 !== true){
+props0 = true;
+}
+}
+else if(tag0 === "resource"){
+if(!(validate44(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
+errors = vErrors.length;
+}
+if(props0 !== true){
+props0 = true;
+}
+}
+else if(tag0 === "non_standard"){
+if(!(validate45(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -6987,13 +8398,13 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate111.errors = vErrors;
+validate118.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate111.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate118.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const Conversation = validate123;
+export const Conversation = validate133;
 const schema32 = {"title":"Conversation","description":"A whole request's worth of conversation: the messages, the tools the model may call and how it may choose them. Also one line of a JSONL dataset.","type":"object","properties":{"messages":{"type":"array","items":{"$ref":"#/$defs/Message"},"description":"The messages, oldest first."},"tools":{"type":"array","items":{"$ref":"#/$defs/ToolDefinition"},"description":"Tools the model may call."},"tool_choice":{"$ref":"#/$defs/ToolChoice","description":"Whether and which tools the model may call."},"settings":{"$ref":"#/$defs/GenerationSettings","description":"How the model should generate: model, output limit, sampling, structured output, reasoning effort."},"id":{"type":"string","minLength":1,"description":"Identifier of the conversation."},"metadata":{"type":"object","additionalProperties":true,"description":"Application data about the conversation. Never sent to a model."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific request data the neutral model has no field for, namespaced by provider. Kept and passed back to that provider."}},"required":["messages"],"additionalProperties":false};
 const schema33 = {"title":"Message","description":"One message of a conversation, told apart by `role`.","type":"object","oneOf":[{"$ref":"#/$defs/SystemMessage"},{"$ref":"#/$defs/UserMessage"},{"$ref":"#/$defs/AssistantMessage"},{"$ref":"#/$defs/ToolMessage"}],"discriminator":{"propertyName":"role","x-chatschema-mapping":{"system":"#/$defs/SystemMessage","user":"#/$defs/UserMessage","assistant":"#/$defs/AssistantMessage","tool":"#/$defs/ToolMessage"}}};
 const schema34 = {"title":"SystemMessage","description":"Instructions for the model.","type":"object","properties":{"role":{"const":"system","description":"Message tag."},"content":{"$ref":"#/$defs/MessageContent","description":"The instructions."},"id":{"$ref":"#/$defs/MessageId","description":"Identifier of the message."},"name":{"$ref":"#/$defs/ParticipantName","description":"Name of the author."},"metadata":{"type":"object","additionalProperties":true,"description":"Application data, never sent to a model."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific data about the message that the neutral model has no field for, namespaced by provider (`{\"openai_responses\": {\"status\": \"completed\"}}`). Kept and passed back to that provider."}},"required":["role","content"],"additionalProperties":false};
@@ -7064,7 +8475,7 @@ if(data.id !== undefined){
 let data2 = data.id;
 if(typeof data2 === "string"){
 if(func1(data2) < 1){
-const err4 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema107,data:data2};
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema122,data:data2};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -7075,7 +8486,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema107.type,parentSchema:schema107,data:data2};
+const err5 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema122.type,parentSchema:schema122,data:data2};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -7089,7 +8500,7 @@ if(data.name !== undefined){
 let data3 = data.name;
 if(typeof data3 === "string"){
 if(func1(data3) < 1){
-const err6 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ParticipantName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema108,data:data3};
+const err6 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ParticipantName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema123,data:data3};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -7100,7 +8511,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ParticipantName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema108.type,parentSchema:schema108,data:data3};
+const err7 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ParticipantName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema123.type,parentSchema:schema123,data:data3};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -7156,12 +8567,12 @@ return errors === 0;
 }
 validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema109 = {"title":"UserMessage","description":"A message from the user: text, images, audio, documents.","type":"object","properties":{"role":{"const":"user","description":"Message tag."},"content":{"$ref":"#/$defs/MessageContent","description":"What the user said or sent."},"id":{"$ref":"#/$defs/MessageId","description":"Identifier of the message."},"name":{"$ref":"#/$defs/ParticipantName","description":"Name of the user."},"metadata":{"type":"object","additionalProperties":true,"description":"Application data, never sent to a model."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific data about the message that the neutral model has no field for, namespaced by provider (`{\"openai_responses\": {\"status\": \"completed\"}}`). Kept and passed back to that provider."}},"required":["role","content"],"additionalProperties":false};
+const schema124 = {"title":"UserMessage","description":"A message from the user: text, images, audio, documents.","type":"object","properties":{"role":{"const":"user","description":"Message tag."},"content":{"$ref":"#/$defs/MessageContent","description":"What the user said or sent."},"id":{"$ref":"#/$defs/MessageId","description":"Identifier of the message."},"name":{"$ref":"#/$defs/ParticipantName","description":"Name of the user."},"metadata":{"type":"object","additionalProperties":true,"description":"Application data, never sent to a model."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific data about the message that the neutral model has no field for, namespaced by provider (`{\"openai_responses\": {\"status\": \"completed\"}}`). Kept and passed back to that provider."}},"required":["role","content"],"additionalProperties":false};
 
-function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate56.evaluated;
+const evaluated0 = validate62.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7170,7 +8581,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.role === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "role"},message:"must have required property '"+"role"+"'",schema:schema109.required,parentSchema:schema109,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "role"},message:"must have required property '"+"role"+"'",schema:schema124.required,parentSchema:schema124,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -7180,7 +8591,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.content === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "content"},message:"must have required property '"+"content"+"'",schema:schema109.required,parentSchema:schema109,data};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "content"},message:"must have required property '"+"content"+"'",schema:schema124.required,parentSchema:schema124,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -7191,7 +8602,7 @@ errors++;
 }
 for(const key0 in data){
 if(!((((((key0 === "role") || (key0 === "content")) || (key0 === "id")) || (key0 === "name")) || (key0 === "metadata")) || (key0 === "extras"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema109,data};
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema124,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -7204,7 +8615,7 @@ errors++;
 if(data.role !== undefined){
 let data0 = data.role;
 if("user" !== data0){
-const err3 = {instancePath:instancePath+"/role",schemaPath:"#/properties/role/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema109.properties.role,data:data0};
+const err3 = {instancePath:instancePath+"/role",schemaPath:"#/properties/role/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema124.properties.role,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -7224,7 +8635,7 @@ if(data.id !== undefined){
 let data2 = data.id;
 if(typeof data2 === "string"){
 if(func1(data2) < 1){
-const err4 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema107,data:data2};
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema122,data:data2};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -7235,7 +8646,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema107.type,parentSchema:schema107,data:data2};
+const err5 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema122.type,parentSchema:schema122,data:data2};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -7249,7 +8660,7 @@ if(data.name !== undefined){
 let data3 = data.name;
 if(typeof data3 === "string"){
 if(func1(data3) < 1){
-const err6 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ParticipantName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema108,data:data3};
+const err6 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ParticipantName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema123,data:data3};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -7260,7 +8671,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ParticipantName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema108.type,parentSchema:schema108,data:data3};
+const err7 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ParticipantName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema123.type,parentSchema:schema123,data:data3};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -7275,7 +8686,7 @@ let data4 = data.metadata;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-const err8 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema109.properties.metadata.type,parentSchema:schema109.properties.metadata,data:data4};
+const err8 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema124.properties.metadata.type,parentSchema:schema124.properties.metadata,data:data4};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -7290,7 +8701,7 @@ let data5 = data.extras;
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 }
 else {
-const err9 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema109.properties.extras.type,parentSchema:schema109.properties.extras,data:data5};
+const err9 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema124.properties.extras.type,parentSchema:schema124.properties.extras,data:data5};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -7302,7 +8713,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema109.type,parentSchema:schema109,data};
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema124.type,parentSchema:schema124,data};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -7311,16 +8722,16 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate56.errors = vErrors;
+validate62.errors = vErrors;
 return errors === 0;
 }
-validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate58.evaluated;
+const evaluated0 = validate64.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7329,7 +8740,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.role === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "role"},message:"must have required property '"+"role"+"'",schema:schema112.required,parentSchema:schema112,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "role"},message:"must have required property '"+"role"+"'",schema:schema127.required,parentSchema:schema127,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -7339,8 +8750,8 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!(func6.call(schema112.properties, key0))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema112,data};
+if(!(func6.call(schema127.properties, key0))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema127,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -7353,7 +8764,7 @@ errors++;
 if(data.role !== undefined){
 let data0 = data.role;
 if("assistant" !== data0){
-const err2 = {instancePath:instancePath+"/role",schemaPath:"#/properties/role/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema112.properties.role,data:data0};
+const err2 = {instancePath:instancePath+"/role",schemaPath:"#/properties/role/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema127.properties.role,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -7374,14 +8785,14 @@ let data2 = data.tool_calls;
 if(Array.isArray(data2)){
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate60(data2[i0], {instancePath:instancePath+"/tool_calls/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
+if(!(validate66(data2[i0], {instancePath:instancePath+"/tool_calls/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/tool_calls",schemaPath:"#/properties/tool_calls/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema112.properties.tool_calls.type,parentSchema:schema112.properties.tool_calls,data:data2};
+const err3 = {instancePath:instancePath+"/tool_calls",schemaPath:"#/properties/tool_calls/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema127.properties.tool_calls.type,parentSchema:schema127.properties.tool_calls,data:data2};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -7396,14 +8807,14 @@ let data4 = data.invalid_tool_calls;
 if(Array.isArray(data4)){
 const len1 = data4.length;
 for(let i1=0; i1<len1; i1++){
-if(!(validate62(data4[i1], {instancePath:instancePath+"/invalid_tool_calls/" + i1,parentData:data4,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
+if(!(validate68(data4[i1], {instancePath:instancePath+"/invalid_tool_calls/" + i1,parentData:data4,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/invalid_tool_calls",schemaPath:"#/properties/invalid_tool_calls/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema112.properties.invalid_tool_calls.type,parentSchema:schema112.properties.invalid_tool_calls,data:data4};
+const err4 = {instancePath:instancePath+"/invalid_tool_calls",schemaPath:"#/properties/invalid_tool_calls/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema127.properties.invalid_tool_calls.type,parentSchema:schema127.properties.invalid_tool_calls,data:data4};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -7414,8 +8825,8 @@ errors++;
 }
 }
 if(data.usage !== undefined){
-if(!(validate64(data.usage, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+if(!(validate70(data.usage, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
 errors = vErrors.length;
 }
 }
@@ -7423,7 +8834,7 @@ if(data.model !== undefined){
 let data7 = data.model;
 if(typeof data7 === "string"){
 if(func1(data7) < 1){
-const err5 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema112.properties.model,data:data7};
+const err5 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema127.properties.model,data:data7};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -7434,7 +8845,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema112.properties.model.type,parentSchema:schema112.properties.model,data:data7};
+const err6 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema127.properties.model.type,parentSchema:schema127.properties.model,data:data7};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -7448,7 +8859,7 @@ if(data.provider !== undefined){
 let data8 = data.provider;
 if(typeof data8 === "string"){
 if(func1(data8) < 1){
-const err7 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema112.properties.provider,data:data8};
+const err7 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema127.properties.provider,data:data8};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -7459,7 +8870,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema112.properties.provider.type,parentSchema:schema112.properties.provider,data:data8};
+const err8 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema127.properties.provider.type,parentSchema:schema127.properties.provider,data:data8};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -7473,7 +8884,7 @@ if(data.response_id !== undefined){
 let data9 = data.response_id;
 if(typeof data9 === "string"){
 if(func1(data9) < 1){
-const err9 = {instancePath:instancePath+"/response_id",schemaPath:"#/properties/response_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema112.properties.response_id,data:data9};
+const err9 = {instancePath:instancePath+"/response_id",schemaPath:"#/properties/response_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema127.properties.response_id,data:data9};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -7484,7 +8895,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/response_id",schemaPath:"#/properties/response_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema112.properties.response_id.type,parentSchema:schema112.properties.response_id,data:data9};
+const err10 = {instancePath:instancePath+"/response_id",schemaPath:"#/properties/response_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema127.properties.response_id.type,parentSchema:schema127.properties.response_id,data:data9};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -7497,7 +8908,7 @@ errors++;
 if(data.finish_reason !== undefined){
 let data10 = data.finish_reason;
 if(!(((((((data10 === "stop") || (data10 === "length")) || (data10 === "tool_calls")) || (data10 === "content_filter")) || (data10 === "paused")) || (data10 === "error")) || (data10 === "other"))){
-const err11 = {instancePath:instancePath+"/finish_reason",schemaPath:"#/$defs/FinishReason/enum",keyword:"enum",params:{allowedValues: schema131.enum},message:"must be equal to one of the allowed values",schema:schema131.enum,parentSchema:schema131,data:data10};
+const err11 = {instancePath:instancePath+"/finish_reason",schemaPath:"#/$defs/FinishReason/enum",keyword:"enum",params:{allowedValues: schema146.enum},message:"must be equal to one of the allowed values",schema:schema146.enum,parentSchema:schema146,data:data10};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -7510,7 +8921,7 @@ errors++;
 if(data.raw_finish_reason !== undefined){
 let data11 = data.raw_finish_reason;
 if(typeof data11 !== "string"){
-const err12 = {instancePath:instancePath+"/raw_finish_reason",schemaPath:"#/properties/raw_finish_reason/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema112.properties.raw_finish_reason.type,parentSchema:schema112.properties.raw_finish_reason,data:data11};
+const err12 = {instancePath:instancePath+"/raw_finish_reason",schemaPath:"#/properties/raw_finish_reason/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema127.properties.raw_finish_reason.type,parentSchema:schema127.properties.raw_finish_reason,data:data11};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -7525,7 +8936,7 @@ let data12 = data.response_metadata;
 if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 }
 else {
-const err13 = {instancePath:instancePath+"/response_metadata",schemaPath:"#/properties/response_metadata/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema112.properties.response_metadata.type,parentSchema:schema112.properties.response_metadata,data:data12};
+const err13 = {instancePath:instancePath+"/response_metadata",schemaPath:"#/properties/response_metadata/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema127.properties.response_metadata.type,parentSchema:schema127.properties.response_metadata,data:data12};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -7539,7 +8950,7 @@ if(data.id !== undefined){
 let data13 = data.id;
 if(typeof data13 === "string"){
 if(func1(data13) < 1){
-const err14 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema107,data:data13};
+const err14 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema122,data:data13};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -7550,7 +8961,7 @@ errors++;
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema107.type,parentSchema:schema107,data:data13};
+const err15 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema122.type,parentSchema:schema122,data:data13};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -7564,7 +8975,7 @@ if(data.name !== undefined){
 let data14 = data.name;
 if(typeof data14 === "string"){
 if(func1(data14) < 1){
-const err16 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ParticipantName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema108,data:data14};
+const err16 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ParticipantName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema123,data:data14};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -7575,7 +8986,7 @@ errors++;
 }
 }
 else {
-const err17 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ParticipantName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema108.type,parentSchema:schema108,data:data14};
+const err17 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ParticipantName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema123.type,parentSchema:schema123,data:data14};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -7590,7 +9001,7 @@ let data15 = data.metadata;
 if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
 }
 else {
-const err18 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema112.properties.metadata.type,parentSchema:schema112.properties.metadata,data:data15};
+const err18 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema127.properties.metadata.type,parentSchema:schema127.properties.metadata,data:data15};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -7605,7 +9016,7 @@ let data16 = data.extras;
 if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
 }
 else {
-const err19 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema112.properties.extras.type,parentSchema:schema112.properties.extras,data:data16};
+const err19 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema127.properties.extras.type,parentSchema:schema127.properties.extras,data:data16};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -7617,7 +9028,7 @@ errors++;
 }
 }
 else {
-const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema112.type,parentSchema:schema112,data};
+const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema127.type,parentSchema:schema127,data};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -7626,17 +9037,17 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate58.errors = vErrors;
+validate64.errors = vErrors;
 return errors === 0;
 }
-validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema134 = {"title":"ToolMessage","description":"The result of a tool call, answering the assistant's `ToolCall` with the same id.","type":"object","properties":{"role":{"const":"tool","description":"Message tag."},"tool_call_id":{"$ref":"#/$defs/ToolCallId","description":"Id of the `ToolCall` this result answers."},"content":{"$ref":"#/$defs/MessageContent","default":"","description":"The result the model sees: text, or blocks such as images."},"status":{"enum":["success","error"],"default":"success","description":"Whether the tool succeeded."},"artifact":{"description":"Full output of the tool for the application (any JSON value). Never sent to a model."},"id":{"$ref":"#/$defs/MessageId","description":"Identifier of the message."},"name":{"$ref":"#/$defs/ParticipantName","description":"Name of the tool that produced the result."},"metadata":{"type":"object","additionalProperties":true,"description":"Application data, never sent to a model."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific data about the message that the neutral model has no field for, namespaced by provider (`{\"openai_responses\": {\"status\": \"completed\"}}`). Kept and passed back to that provider."}},"required":["role","tool_call_id"],"additionalProperties":false};
+const schema149 = {"title":"ToolMessage","description":"The result of a tool call, answering the assistant's `ToolCall` with the same id.","type":"object","properties":{"role":{"const":"tool","description":"Message tag."},"tool_call_id":{"$ref":"#/$defs/ToolCallId","description":"Id of the `ToolCall` this result answers."},"content":{"$ref":"#/$defs/MessageContent","default":"","description":"The result the model sees: text, or blocks such as images."},"status":{"enum":["success","error"],"default":"success","description":"Whether the tool succeeded."},"artifact":{"description":"Full output of the tool for the application (any JSON value). Never sent to a model."},"id":{"$ref":"#/$defs/MessageId","description":"Identifier of the message."},"name":{"$ref":"#/$defs/ParticipantName","description":"Name of the tool that produced the result."},"metadata":{"type":"object","additionalProperties":true,"description":"Application data, never sent to a model."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific data about the message that the neutral model has no field for, namespaced by provider (`{\"openai_responses\": {\"status\": \"completed\"}}`). Kept and passed back to that provider."}},"required":["role","tool_call_id"],"additionalProperties":false};
 
-function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate70.evaluated;
+const evaluated0 = validate76.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7645,7 +9056,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.role === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "role"},message:"must have required property '"+"role"+"'",schema:schema134.required,parentSchema:schema134,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "role"},message:"must have required property '"+"role"+"'",schema:schema149.required,parentSchema:schema149,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -7655,7 +9066,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.tool_call_id === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tool_call_id"},message:"must have required property '"+"tool_call_id"+"'",schema:schema134.required,parentSchema:schema134,data};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tool_call_id"},message:"must have required property '"+"tool_call_id"+"'",schema:schema149.required,parentSchema:schema149,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -7665,8 +9076,8 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data){
-if(!(func6.call(schema134.properties, key0))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema134,data};
+if(!(func6.call(schema149.properties, key0))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema149,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -7679,7 +9090,7 @@ errors++;
 if(data.role !== undefined){
 let data0 = data.role;
 if("tool" !== data0){
-const err3 = {instancePath:instancePath+"/role",schemaPath:"#/properties/role/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema134.properties.role,data:data0};
+const err3 = {instancePath:instancePath+"/role",schemaPath:"#/properties/role/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema149.properties.role,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -7693,7 +9104,7 @@ if(data.tool_call_id !== undefined){
 let data1 = data.tool_call_id;
 if(typeof data1 === "string"){
 if(func1(data1) < 1){
-const err4 = {instancePath:instancePath+"/tool_call_id",schemaPath:"#/$defs/ToolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema114,data:data1};
+const err4 = {instancePath:instancePath+"/tool_call_id",schemaPath:"#/$defs/ToolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema129,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -7704,7 +9115,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/tool_call_id",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema114.type,parentSchema:schema114,data:data1};
+const err5 = {instancePath:instancePath+"/tool_call_id",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema129.type,parentSchema:schema129,data:data1};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -7723,7 +9134,7 @@ errors = vErrors.length;
 if(data.status !== undefined){
 let data3 = data.status;
 if(!((data3 === "success") || (data3 === "error"))){
-const err6 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema134.properties.status.enum},message:"must be equal to one of the allowed values",schema:schema134.properties.status.enum,parentSchema:schema134.properties.status,data:data3};
+const err6 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema149.properties.status.enum},message:"must be equal to one of the allowed values",schema:schema149.properties.status.enum,parentSchema:schema149.properties.status,data:data3};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -7737,7 +9148,7 @@ if(data.id !== undefined){
 let data4 = data.id;
 if(typeof data4 === "string"){
 if(func1(data4) < 1){
-const err7 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema107,data:data4};
+const err7 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema122,data:data4};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -7748,7 +9159,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema107.type,parentSchema:schema107,data:data4};
+const err8 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema122.type,parentSchema:schema122,data:data4};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -7762,7 +9173,7 @@ if(data.name !== undefined){
 let data5 = data.name;
 if(typeof data5 === "string"){
 if(func1(data5) < 1){
-const err9 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ParticipantName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema108,data:data5};
+const err9 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ParticipantName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema123,data:data5};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -7773,7 +9184,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ParticipantName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema108.type,parentSchema:schema108,data:data5};
+const err10 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ParticipantName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema123.type,parentSchema:schema123,data:data5};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -7788,7 +9199,7 @@ let data6 = data.metadata;
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 }
 else {
-const err11 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema134.properties.metadata.type,parentSchema:schema134.properties.metadata,data:data6};
+const err11 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema149.properties.metadata.type,parentSchema:schema149.properties.metadata,data:data6};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -7803,7 +9214,7 @@ let data7 = data.extras;
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 }
 else {
-const err12 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema134.properties.extras.type,parentSchema:schema134.properties.extras,data:data7};
+const err12 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema149.properties.extras.type,parentSchema:schema149.properties.extras,data:data7};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -7815,7 +9226,7 @@ errors++;
 }
 }
 else {
-const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema134.type,parentSchema:schema134,data};
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema149.type,parentSchema:schema149,data};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -7824,10 +9235,10 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate70.errors = vErrors;
+validate76.errors = vErrors;
 return errors === 0;
 }
-validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -7851,8 +9262,8 @@ errors = vErrors.length;
 var props0 = true;
 }
 else if(tag0 === "user"){
-if(!(validate56(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+if(!(validate62(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -7860,8 +9271,8 @@ props0 = true;
 }
 }
 else if(tag0 === "assistant"){
-if(!(validate58(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
+if(!(validate64(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -7869,8 +9280,8 @@ props0 = true;
 }
 }
 else if(tag0 === "tool"){
-if(!(validate70(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
+if(!(validate76(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -7915,12 +9326,12 @@ return errors === 0;
 }
 validate22.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const schema138 = {"title":"ToolDefinition","description":"A function the model may call.","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"Name the model uses to call the tool."},"description":{"type":"string","description":"What the tool does and when to use it."},"parameters":{"type":"object","additionalProperties":true,"description":"JSON Schema of the arguments object."},"strict":{"type":"boolean","description":"Ask the provider to enforce `parameters` exactly (OpenAI structured outputs)."},"provider":{"type":"string","minLength":1,"description":"Wire format that hosts this tool (a server-side tool such as web search); it is only sent to that format. Absent for functions the application runs."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific data, namespaced by provider."}},"required":["name","parameters"],"additionalProperties":false};
+const schema153 = {"title":"ToolDefinition","description":"A function the model may call.","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"Name the model uses to call the tool."},"description":{"type":"string","description":"What the tool does and when to use it."},"parameters":{"type":"object","additionalProperties":true,"description":"JSON Schema of the arguments object."},"strict":{"type":"boolean","description":"Ask the provider to enforce `parameters` exactly (OpenAI structured outputs)."},"provider":{"type":"string","minLength":1,"description":"Wire format that hosts this tool (a server-side tool such as web search); it is only sent to that format. Absent for functions the application runs."},"extras":{"type":"object","additionalProperties":true,"description":"Provider-specific data, namespaced by provider."}},"required":["name","parameters"],"additionalProperties":false};
 
-function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate77.evaluated;
+const evaluated0 = validate83.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7929,7 +9340,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema138.required,parentSchema:schema138,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema153.required,parentSchema:schema153,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -7939,7 +9350,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.parameters === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "parameters"},message:"must have required property '"+"parameters"+"'",schema:schema138.required,parentSchema:schema138,data};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "parameters"},message:"must have required property '"+"parameters"+"'",schema:schema153.required,parentSchema:schema153,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -7950,7 +9361,7 @@ errors++;
 }
 for(const key0 in data){
 if(!((((((key0 === "name") || (key0 === "description")) || (key0 === "parameters")) || (key0 === "strict")) || (key0 === "provider")) || (key0 === "extras"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema138,data};
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema153,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -7964,7 +9375,7 @@ if(data.name !== undefined){
 let data0 = data.name;
 if(typeof data0 === "string"){
 if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema115,data:data0};
+const err3 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema130,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -7975,7 +9386,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema115.type,parentSchema:schema115,data:data0};
+const err4 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema130.type,parentSchema:schema130,data:data0};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -7988,7 +9399,7 @@ errors++;
 if(data.description !== undefined){
 let data1 = data.description;
 if(typeof data1 !== "string"){
-const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema138.properties.description.type,parentSchema:schema138.properties.description,data:data1};
+const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema153.properties.description.type,parentSchema:schema153.properties.description,data:data1};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -8003,7 +9414,7 @@ let data2 = data.parameters;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err6 = {instancePath:instancePath+"/parameters",schemaPath:"#/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema138.properties.parameters.type,parentSchema:schema138.properties.parameters,data:data2};
+const err6 = {instancePath:instancePath+"/parameters",schemaPath:"#/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema153.properties.parameters.type,parentSchema:schema153.properties.parameters,data:data2};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -8016,7 +9427,7 @@ errors++;
 if(data.strict !== undefined){
 let data3 = data.strict;
 if(typeof data3 !== "boolean"){
-const err7 = {instancePath:instancePath+"/strict",schemaPath:"#/properties/strict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema138.properties.strict.type,parentSchema:schema138.properties.strict,data:data3};
+const err7 = {instancePath:instancePath+"/strict",schemaPath:"#/properties/strict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema153.properties.strict.type,parentSchema:schema153.properties.strict,data:data3};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -8030,7 +9441,7 @@ if(data.provider !== undefined){
 let data4 = data.provider;
 if(typeof data4 === "string"){
 if(func1(data4) < 1){
-const err8 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema138.properties.provider,data:data4};
+const err8 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema153.properties.provider,data:data4};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -8041,7 +9452,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema138.properties.provider.type,parentSchema:schema138.properties.provider,data:data4};
+const err9 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema153.properties.provider.type,parentSchema:schema153.properties.provider,data:data4};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -8056,7 +9467,7 @@ let data5 = data.extras;
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 }
 else {
-const err10 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema138.properties.extras.type,parentSchema:schema138.properties.extras,data:data5};
+const err10 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema153.properties.extras.type,parentSchema:schema153.properties.extras,data:data5};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -8068,7 +9479,7 @@ errors++;
 }
 }
 else {
-const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema138.type,parentSchema:schema138,data};
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema153.type,parentSchema:schema153,data};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -8077,20 +9488,20 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate77.errors = vErrors;
+validate83.errors = vErrors;
 return errors === 0;
 }
-validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema140 = {"title":"ToolChoice","description":"Whether and which tools the model may call, told apart by `type`.","type":"object","oneOf":[{"$ref":"#/$defs/AutoToolChoice"},{"$ref":"#/$defs/NoneToolChoice"},{"$ref":"#/$defs/RequiredToolChoice"},{"$ref":"#/$defs/NamedToolChoice"},{"$ref":"#/$defs/AllowedToolsChoice"}],"discriminator":{"propertyName":"type","x-chatschema-mapping":{"auto":"#/$defs/AutoToolChoice","none":"#/$defs/NoneToolChoice","required":"#/$defs/RequiredToolChoice","tool":"#/$defs/NamedToolChoice","allowed":"#/$defs/AllowedToolsChoice"}}};
-const schema146 = {"title":"NoneToolChoice","description":"The model must not call tools.","type":"object","properties":{"type":{"const":"none","description":"Tool-choice tag."}},"required":["type"],"additionalProperties":false};
-const schema147 = {"title":"RequiredToolChoice","description":"The model must call at least one tool.","type":"object","properties":{"type":{"const":"required","description":"Tool-choice tag."},"parallel":{"type":"boolean","description":"Whether the model may call several tools in one turn; provider default when absent."}},"required":["type"],"additionalProperties":false};
-const schema141 = {"title":"NamedToolChoice","description":"The model must call this tool.","type":"object","properties":{"type":{"const":"tool","description":"Tool-choice tag."},"name":{"$ref":"#/$defs/ToolName","description":"Name of the tool to call."},"parallel":{"type":"boolean","description":"Whether the model may call several tools in one turn; provider default when absent."}},"required":["type","name"],"additionalProperties":false};
+const schema155 = {"title":"ToolChoice","description":"Whether and which tools the model may call, told apart by `type`.","type":"object","oneOf":[{"$ref":"#/$defs/AutoToolChoice"},{"$ref":"#/$defs/NoneToolChoice"},{"$ref":"#/$defs/RequiredToolChoice"},{"$ref":"#/$defs/NamedToolChoice"},{"$ref":"#/$defs/AllowedToolsChoice"}],"discriminator":{"propertyName":"type","x-chatschema-mapping":{"auto":"#/$defs/AutoToolChoice","none":"#/$defs/NoneToolChoice","required":"#/$defs/RequiredToolChoice","tool":"#/$defs/NamedToolChoice","allowed":"#/$defs/AllowedToolsChoice"}}};
+const schema161 = {"title":"NoneToolChoice","description":"The model must not call tools.","type":"object","properties":{"type":{"const":"none","description":"Tool-choice tag."}},"required":["type"],"additionalProperties":false};
+const schema162 = {"title":"RequiredToolChoice","description":"The model must call at least one tool.","type":"object","properties":{"type":{"const":"required","description":"Tool-choice tag."},"parallel":{"type":"boolean","description":"Whether the model may call several tools in one turn; provider default when absent."}},"required":["type"],"additionalProperties":false};
+const schema156 = {"title":"NamedToolChoice","description":"The model must call this tool.","type":"object","properties":{"type":{"const":"tool","description":"Tool-choice tag."},"name":{"$ref":"#/$defs/ToolName","description":"Name of the tool to call."},"parallel":{"type":"boolean","description":"Whether the model may call several tools in one turn; provider default when absent."}},"required":["type","name"],"additionalProperties":false};
 
-function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate80.evaluated;
+const evaluated0 = validate86.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8099,7 +9510,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema141.required,parentSchema:schema141,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema156.required,parentSchema:schema156,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -8109,7 +9520,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.name === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema141.required,parentSchema:schema141,data};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema156.required,parentSchema:schema156,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -8120,7 +9531,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(((key0 === "type") || (key0 === "name")) || (key0 === "parallel"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema141,data};
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema156,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -8133,7 +9544,7 @@ errors++;
 if(data.type !== undefined){
 let data0 = data.type;
 if("tool" !== data0){
-const err3 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema141.properties.type,data:data0};
+const err3 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema156.properties.type,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -8147,7 +9558,7 @@ if(data.name !== undefined){
 let data1 = data.name;
 if(typeof data1 === "string"){
 if(func1(data1) < 1){
-const err4 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema115,data:data1};
+const err4 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema130,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -8158,7 +9569,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema115.type,parentSchema:schema115,data:data1};
+const err5 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema130.type,parentSchema:schema130,data:data1};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -8171,7 +9582,7 @@ errors++;
 if(data.parallel !== undefined){
 let data2 = data.parallel;
 if(typeof data2 !== "boolean"){
-const err6 = {instancePath:instancePath+"/parallel",schemaPath:"#/properties/parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema141.properties.parallel.type,parentSchema:schema141.properties.parallel,data:data2};
+const err6 = {instancePath:instancePath+"/parallel",schemaPath:"#/properties/parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema156.properties.parallel.type,parentSchema:schema156.properties.parallel,data:data2};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -8183,7 +9594,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema141.type,parentSchema:schema141,data};
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema156.type,parentSchema:schema156,data};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -8192,16 +9603,16 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate80.errors = vErrors;
+validate86.errors = vErrors;
 return errors === 0;
 }
-validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate86.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate81.evaluated;
+const evaluated0 = validate87.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8210,7 +9621,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema143.required,parentSchema:schema143,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema158.required,parentSchema:schema158,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -8220,7 +9631,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.names === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "names"},message:"must have required property '"+"names"+"'",schema:schema143.required,parentSchema:schema143,data};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "names"},message:"must have required property '"+"names"+"'",schema:schema158.required,parentSchema:schema158,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -8230,7 +9641,7 @@ vErrors.push(err1);
 errors++;
 }
 if(data.mode === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mode"},message:"must have required property '"+"mode"+"'",schema:schema143.required,parentSchema:schema143,data};
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mode"},message:"must have required property '"+"mode"+"'",schema:schema158.required,parentSchema:schema158,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -8241,7 +9652,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(((((key0 === "type") || (key0 === "names")) || (key0 === "mode")) || (key0 === "parallel")) || (key0 === "extras"))){
-const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema143,data};
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema158,data};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -8254,7 +9665,7 @@ errors++;
 if(data.type !== undefined){
 let data0 = data.type;
 if("allowed" !== data0){
-const err4 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "allowed"},message:"must be equal to constant",schema:"allowed",parentSchema:schema143.properties.type,data:data0};
+const err4 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "allowed"},message:"must be equal to constant",schema:"allowed",parentSchema:schema158.properties.type,data:data0};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -8268,7 +9679,7 @@ if(data.names !== undefined){
 let data1 = data.names;
 if(Array.isArray(data1)){
 if(data1.length < 1){
-const err5 = {instancePath:instancePath+"/names",schemaPath:"#/properties/names/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema143.properties.names,data:data1};
+const err5 = {instancePath:instancePath+"/names",schemaPath:"#/properties/names/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema158.properties.names,data:data1};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -8282,7 +9693,7 @@ for(let i0=0; i0<len0; i0++){
 let data2 = data1[i0];
 if(typeof data2 === "string"){
 if(func1(data2) < 1){
-const err6 = {instancePath:instancePath+"/names/" + i0,schemaPath:"#/$defs/ToolName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema115,data:data2};
+const err6 = {instancePath:instancePath+"/names/" + i0,schemaPath:"#/$defs/ToolName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema130,data:data2};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -8293,7 +9704,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/names/" + i0,schemaPath:"#/$defs/ToolName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema115.type,parentSchema:schema115,data:data2};
+const err7 = {instancePath:instancePath+"/names/" + i0,schemaPath:"#/$defs/ToolName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema130.type,parentSchema:schema130,data:data2};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -8305,7 +9716,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/names",schemaPath:"#/properties/names/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema143.properties.names.type,parentSchema:schema143.properties.names,data:data1};
+const err8 = {instancePath:instancePath+"/names",schemaPath:"#/properties/names/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema158.properties.names.type,parentSchema:schema158.properties.names,data:data1};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -8318,7 +9729,7 @@ errors++;
 if(data.mode !== undefined){
 let data3 = data.mode;
 if(!((data3 === "auto") || (data3 === "required"))){
-const err9 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema143.properties.mode.enum},message:"must be equal to one of the allowed values",schema:schema143.properties.mode.enum,parentSchema:schema143.properties.mode,data:data3};
+const err9 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema158.properties.mode.enum},message:"must be equal to one of the allowed values",schema:schema158.properties.mode.enum,parentSchema:schema158.properties.mode,data:data3};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -8331,7 +9742,7 @@ errors++;
 if(data.parallel !== undefined){
 let data4 = data.parallel;
 if(typeof data4 !== "boolean"){
-const err10 = {instancePath:instancePath+"/parallel",schemaPath:"#/properties/parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema143.properties.parallel.type,parentSchema:schema143.properties.parallel,data:data4};
+const err10 = {instancePath:instancePath+"/parallel",schemaPath:"#/properties/parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema158.properties.parallel.type,parentSchema:schema158.properties.parallel,data:data4};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -8346,7 +9757,7 @@ let data5 = data.extras;
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 }
 else {
-const err11 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema143.properties.extras.type,parentSchema:schema143.properties.extras,data:data5};
+const err11 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema158.properties.extras.type,parentSchema:schema158.properties.extras,data:data5};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -8358,7 +9769,7 @@ errors++;
 }
 }
 else {
-const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema143.type,parentSchema:schema143,data};
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema158.type,parentSchema:schema158,data};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -8367,16 +9778,16 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate81.errors = vErrors;
+validate87.errors = vErrors;
 return errors === 0;
 }
-validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate87.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate79.evaluated;
+const evaluated0 = validate85.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8389,7 +9800,7 @@ if(typeof tag0 == "string"){
 if(tag0 === "auto"){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err0 = {instancePath,schemaPath:"#/$defs/AutoToolChoice/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema145.required,parentSchema:schema145,data};
+const err0 = {instancePath,schemaPath:"#/$defs/AutoToolChoice/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema160.required,parentSchema:schema160,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -8400,7 +9811,7 @@ errors++;
 }
 for(const key0 in data){
 if(!((key0 === "type") || (key0 === "parallel"))){
-const err1 = {instancePath,schemaPath:"#/$defs/AutoToolChoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema145,data};
+const err1 = {instancePath,schemaPath:"#/$defs/AutoToolChoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema160,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -8413,7 +9824,7 @@ errors++;
 if(data.type !== undefined){
 let data0 = data.type;
 if("auto" !== data0){
-const err2 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/AutoToolChoice/properties/type/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema145.properties.type,data:data0};
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/AutoToolChoice/properties/type/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema160.properties.type,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -8426,7 +9837,7 @@ errors++;
 if(data.parallel !== undefined){
 let data1 = data.parallel;
 if(typeof data1 !== "boolean"){
-const err3 = {instancePath:instancePath+"/parallel",schemaPath:"#/$defs/AutoToolChoice/properties/parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema145.properties.parallel.type,parentSchema:schema145.properties.parallel,data:data1};
+const err3 = {instancePath:instancePath+"/parallel",schemaPath:"#/$defs/AutoToolChoice/properties/parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema160.properties.parallel.type,parentSchema:schema160.properties.parallel,data:data1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -8438,7 +9849,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath,schemaPath:"#/$defs/AutoToolChoice/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema145.type,parentSchema:schema145,data};
+const err4 = {instancePath,schemaPath:"#/$defs/AutoToolChoice/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema160.type,parentSchema:schema160,data};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -8452,7 +9863,7 @@ var props0 = true;
 else if(tag0 === "none"){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err5 = {instancePath,schemaPath:"#/$defs/NoneToolChoice/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema146.required,parentSchema:schema146,data};
+const err5 = {instancePath,schemaPath:"#/$defs/NoneToolChoice/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema161.required,parentSchema:schema161,data};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -8463,7 +9874,7 @@ errors++;
 }
 for(const key1 in data){
 if(!(key1 === "type")){
-const err6 = {instancePath,schemaPath:"#/$defs/NoneToolChoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema146,data};
+const err6 = {instancePath,schemaPath:"#/$defs/NoneToolChoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema161,data};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -8476,7 +9887,7 @@ errors++;
 if(data.type !== undefined){
 let data2 = data.type;
 if("none" !== data2){
-const err7 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/NoneToolChoice/properties/type/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema146.properties.type,data:data2};
+const err7 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/NoneToolChoice/properties/type/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema161.properties.type,data:data2};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -8488,7 +9899,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/$defs/NoneToolChoice/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema146.type,parentSchema:schema146,data};
+const err8 = {instancePath,schemaPath:"#/$defs/NoneToolChoice/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema161.type,parentSchema:schema161,data};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -8504,7 +9915,7 @@ props0 = true;
 else if(tag0 === "required"){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err9 = {instancePath,schemaPath:"#/$defs/RequiredToolChoice/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema147.required,parentSchema:schema147,data};
+const err9 = {instancePath,schemaPath:"#/$defs/RequiredToolChoice/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema162.required,parentSchema:schema162,data};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -8515,7 +9926,7 @@ errors++;
 }
 for(const key2 in data){
 if(!((key2 === "type") || (key2 === "parallel"))){
-const err10 = {instancePath,schemaPath:"#/$defs/RequiredToolChoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema147,data};
+const err10 = {instancePath,schemaPath:"#/$defs/RequiredToolChoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema162,data};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -8528,7 +9939,7 @@ errors++;
 if(data.type !== undefined){
 let data3 = data.type;
 if("required" !== data3){
-const err11 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/RequiredToolChoice/properties/type/const",keyword:"const",params:{allowedValue: "required"},message:"must be equal to constant",schema:"required",parentSchema:schema147.properties.type,data:data3};
+const err11 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/RequiredToolChoice/properties/type/const",keyword:"const",params:{allowedValue: "required"},message:"must be equal to constant",schema:"required",parentSchema:schema162.properties.type,data:data3};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -8541,7 +9952,7 @@ errors++;
 if(data.parallel !== undefined){
 let data4 = data.parallel;
 if(typeof data4 !== "boolean"){
-const err12 = {instancePath:instancePath+"/parallel",schemaPath:"#/$defs/RequiredToolChoice/properties/parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema147.properties.parallel.type,parentSchema:schema147.properties.parallel,data:data4};
+const err12 = {instancePath:instancePath+"/parallel",schemaPath:"#/$defs/RequiredToolChoice/properties/parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema162.properties.parallel.type,parentSchema:schema162.properties.parallel,data:data4};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -8553,7 +9964,7 @@ errors++;
 }
 }
 else {
-const err13 = {instancePath,schemaPath:"#/$defs/RequiredToolChoice/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema147.type,parentSchema:schema147,data};
+const err13 = {instancePath,schemaPath:"#/$defs/RequiredToolChoice/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema162.type,parentSchema:schema162,data};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -8567,8 +9978,8 @@ props0 = true;
 }
 }
 else if(tag0 === "tool"){
-if(!(validate80(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
+if(!(validate86(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -8576,8 +9987,8 @@ props0 = true;
 }
 }
 else if(tag0 === "allowed"){
-if(!(validate81(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
+if(!(validate87(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate87.errors : vErrors.concat(validate87.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -8585,7 +9996,7 @@ props0 = true;
 }
 }
 else {
-const err14 = {instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf",schema:schema140.discriminator,parentSchema:schema140,data};
+const err14 = {instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf",schema:schema155.discriminator,parentSchema:schema155,data};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -8596,7 +10007,7 @@ errors++;
 }
 }
 else {
-const err15 = {instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string",schema:schema140.discriminator,parentSchema:schema140,data};
+const err15 = {instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string",schema:schema155.discriminator,parentSchema:schema155,data};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -8607,7 +10018,7 @@ errors++;
 }
 }
 else {
-const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema140.type,parentSchema:schema140,data};
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema155.type,parentSchema:schema155,data};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -8616,22 +10027,22 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate79.errors = vErrors;
+validate85.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate79.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate85.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const schema148 = {"title":"GenerationSettings","description":"Request settings every format can say in its own words. A format's other request fields stay in `Conversation.extras`. docs/providers.md maps each to each format's key.","type":"object","properties":{"model":{"type":"string","minLength":1,"description":"Model name as the provider knows it."},"max_output_tokens":{"type":"integer","minimum":0,"description":"Most tokens the model may generate (Chat `max_completion_tokens`/`max_tokens`, Anthropic `max_tokens`, Gemini `maxOutputTokens`)."},"temperature":{"type":"number","description":"Sampling temperature."},"top_p":{"type":"number","description":"Nucleus sampling probability mass."},"top_k":{"type":"integer","description":"Sample only from the k most likely tokens."},"stop":{"type":"array","items":{"type":"string"},"description":"Sequences that end generation."},"seed":{"type":"integer","description":"Seed for sampling, where the provider supports reproducible output."},"presence_penalty":{"type":"number","description":"Penalty on tokens already present."},"frequency_penalty":{"type":"number","description":"Penalty proportional to how often a token appeared."},"response_format":{"$ref":"#/$defs/ResponseFormat","description":"Plain text, any JSON object, or JSON that validates against a schema."},"reasoning_effort":{"type":"string","minLength":1,"description":"How hard the model reasons, in the provider's words (`minimal`, `low`, `medium`, `high` ...; Gemini `thinking_level`)."},"thinking_budget":{"type":"integer","description":"Tokens the model may spend reasoning (Anthropic `thinking.budget_tokens`, Gemini `thinking_budget`, where -1 is dynamic and 0 is off)."}},"additionalProperties":false};
-const schema149 = {"title":"ResponseFormat","description":"The form of the model's answer, told apart by `type`.","type":"object","oneOf":[{"$ref":"#/$defs/TextResponseFormat"},{"$ref":"#/$defs/JsonObjectResponseFormat"},{"$ref":"#/$defs/JsonSchemaResponseFormat"}],"discriminator":{"propertyName":"type","x-chatschema-mapping":{"text":"#/$defs/TextResponseFormat","json_object":"#/$defs/JsonObjectResponseFormat","json_schema":"#/$defs/JsonSchemaResponseFormat"}}};
-const schema150 = {"title":"TextResponseFormat","description":"Plain text (the default).","type":"object","properties":{"type":{"const":"text","description":"Response-format tag."}},"required":["type"],"additionalProperties":false};
-const schema151 = {"title":"JsonObjectResponseFormat","description":"Any JSON object (OpenAI JSON mode, Gemini `application/json` without a schema).","type":"object","properties":{"type":{"const":"json_object","description":"Response-format tag."}},"required":["type"],"additionalProperties":false};
-const schema152 = {"title":"JsonSchemaResponseFormat","description":"JSON that validates against `json_schema` (structured output).","type":"object","properties":{"type":{"const":"json_schema","description":"Response-format tag."},"json_schema":{"type":"object","additionalProperties":true,"description":"JSON Schema of the answer."},"name":{"type":"string","minLength":1,"description":"Name of the schema (OpenAI requires one)."},"description":{"type":"string","description":"What the answer is, for the model."},"strict":{"type":"boolean","description":"Ask the provider to enforce the schema exactly; provider default when absent."}},"required":["type","json_schema"],"additionalProperties":false};
+const schema163 = {"title":"GenerationSettings","description":"Request settings every format can say in its own words. A format's other request fields stay in `Conversation.extras`. docs/providers.md maps each to each format's key.","type":"object","properties":{"model":{"type":"string","minLength":1,"description":"Model name as the provider knows it."},"max_output_tokens":{"type":"integer","minimum":0,"description":"Most tokens the model may generate (Chat `max_completion_tokens`/`max_tokens`, Anthropic `max_tokens`, Gemini `maxOutputTokens`)."},"temperature":{"type":"number","description":"Sampling temperature."},"top_p":{"type":"number","description":"Nucleus sampling probability mass."},"top_k":{"type":"integer","description":"Sample only from the k most likely tokens."},"stop":{"type":"array","items":{"type":"string"},"description":"Sequences that end generation."},"seed":{"type":"integer","description":"Seed for sampling, where the provider supports reproducible output."},"presence_penalty":{"type":"number","description":"Penalty on tokens already present."},"frequency_penalty":{"type":"number","description":"Penalty proportional to how often a token appeared."},"response_format":{"$ref":"#/$defs/ResponseFormat","description":"Plain text, any JSON object, or JSON that validates against a schema."},"reasoning_effort":{"type":"string","minLength":1,"description":"How hard the model reasons, in the provider's words (`minimal`, `low`, `medium`, `high` ...; Gemini `thinking_level`)."},"thinking_budget":{"type":"integer","description":"Tokens the model may spend reasoning (Anthropic `thinking.budget_tokens`, Gemini `thinking_budget`, where -1 is dynamic and 0 is off)."}},"additionalProperties":false};
+const schema164 = {"title":"ResponseFormat","description":"The form of the model's answer, told apart by `type`.","type":"object","oneOf":[{"$ref":"#/$defs/TextResponseFormat"},{"$ref":"#/$defs/JsonObjectResponseFormat"},{"$ref":"#/$defs/JsonSchemaResponseFormat"}],"discriminator":{"propertyName":"type","x-chatschema-mapping":{"text":"#/$defs/TextResponseFormat","json_object":"#/$defs/JsonObjectResponseFormat","json_schema":"#/$defs/JsonSchemaResponseFormat"}}};
+const schema165 = {"title":"TextResponseFormat","description":"Plain text (the default).","type":"object","properties":{"type":{"const":"text","description":"Response-format tag."}},"required":["type"],"additionalProperties":false};
+const schema166 = {"title":"JsonObjectResponseFormat","description":"Any JSON object (OpenAI JSON mode, Gemini `application/json` without a schema).","type":"object","properties":{"type":{"const":"json_object","description":"Response-format tag."}},"required":["type"],"additionalProperties":false};
+const schema167 = {"title":"JsonSchemaResponseFormat","description":"JSON that validates against `json_schema` (structured output).","type":"object","properties":{"type":{"const":"json_schema","description":"Response-format tag."},"json_schema":{"type":"object","additionalProperties":true,"description":"JSON Schema of the answer."},"name":{"type":"string","minLength":1,"description":"Name of the schema (OpenAI requires one)."},"description":{"type":"string","description":"What the answer is, for the model."},"strict":{"type":"boolean","description":"Ask the provider to enforce the schema exactly; provider default when absent."}},"required":["type","json_schema"],"additionalProperties":false};
 
-function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate86.evaluated;
+const evaluated0 = validate92.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8644,7 +10055,7 @@ if(typeof tag0 == "string"){
 if(tag0 === "text"){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err0 = {instancePath,schemaPath:"#/$defs/TextResponseFormat/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema150.required,parentSchema:schema150,data};
+const err0 = {instancePath,schemaPath:"#/$defs/TextResponseFormat/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema165.required,parentSchema:schema165,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -8655,7 +10066,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(key0 === "type")){
-const err1 = {instancePath,schemaPath:"#/$defs/TextResponseFormat/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema150,data};
+const err1 = {instancePath,schemaPath:"#/$defs/TextResponseFormat/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema165,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -8668,7 +10079,7 @@ errors++;
 if(data.type !== undefined){
 let data0 = data.type;
 if("text" !== data0){
-const err2 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/TextResponseFormat/properties/type/const",keyword:"const",params:{allowedValue: "text"},message:"must be equal to constant",schema:"text",parentSchema:schema150.properties.type,data:data0};
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/TextResponseFormat/properties/type/const",keyword:"const",params:{allowedValue: "text"},message:"must be equal to constant",schema:"text",parentSchema:schema165.properties.type,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -8680,7 +10091,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath,schemaPath:"#/$defs/TextResponseFormat/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema150.type,parentSchema:schema150,data};
+const err3 = {instancePath,schemaPath:"#/$defs/TextResponseFormat/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema165.type,parentSchema:schema165,data};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -8694,7 +10105,7 @@ var props0 = true;
 else if(tag0 === "json_object"){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err4 = {instancePath,schemaPath:"#/$defs/JsonObjectResponseFormat/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema151.required,parentSchema:schema151,data};
+const err4 = {instancePath,schemaPath:"#/$defs/JsonObjectResponseFormat/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema166.required,parentSchema:schema166,data};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -8705,7 +10116,7 @@ errors++;
 }
 for(const key1 in data){
 if(!(key1 === "type")){
-const err5 = {instancePath,schemaPath:"#/$defs/JsonObjectResponseFormat/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema151,data};
+const err5 = {instancePath,schemaPath:"#/$defs/JsonObjectResponseFormat/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema166,data};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -8718,7 +10129,7 @@ errors++;
 if(data.type !== undefined){
 let data1 = data.type;
 if("json_object" !== data1){
-const err6 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/JsonObjectResponseFormat/properties/type/const",keyword:"const",params:{allowedValue: "json_object"},message:"must be equal to constant",schema:"json_object",parentSchema:schema151.properties.type,data:data1};
+const err6 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/JsonObjectResponseFormat/properties/type/const",keyword:"const",params:{allowedValue: "json_object"},message:"must be equal to constant",schema:"json_object",parentSchema:schema166.properties.type,data:data1};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -8730,7 +10141,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath,schemaPath:"#/$defs/JsonObjectResponseFormat/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema151.type,parentSchema:schema151,data};
+const err7 = {instancePath,schemaPath:"#/$defs/JsonObjectResponseFormat/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema166.type,parentSchema:schema166,data};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -8746,7 +10157,7 @@ props0 = true;
 else if(tag0 === "json_schema"){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err8 = {instancePath,schemaPath:"#/$defs/JsonSchemaResponseFormat/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema152.required,parentSchema:schema152,data};
+const err8 = {instancePath,schemaPath:"#/$defs/JsonSchemaResponseFormat/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema167.required,parentSchema:schema167,data};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -8756,7 +10167,7 @@ vErrors.push(err8);
 errors++;
 }
 if(data.json_schema === undefined){
-const err9 = {instancePath,schemaPath:"#/$defs/JsonSchemaResponseFormat/required",keyword:"required",params:{missingProperty: "json_schema"},message:"must have required property '"+"json_schema"+"'",schema:schema152.required,parentSchema:schema152,data};
+const err9 = {instancePath,schemaPath:"#/$defs/JsonSchemaResponseFormat/required",keyword:"required",params:{missingProperty: "json_schema"},message:"must have required property '"+"json_schema"+"'",schema:schema167.required,parentSchema:schema167,data};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -8767,7 +10178,7 @@ errors++;
 }
 for(const key2 in data){
 if(!(((((key2 === "type") || (key2 === "json_schema")) || (key2 === "name")) || (key2 === "description")) || (key2 === "strict"))){
-const err10 = {instancePath,schemaPath:"#/$defs/JsonSchemaResponseFormat/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema152,data};
+const err10 = {instancePath,schemaPath:"#/$defs/JsonSchemaResponseFormat/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema167,data};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -8780,7 +10191,7 @@ errors++;
 if(data.type !== undefined){
 let data2 = data.type;
 if("json_schema" !== data2){
-const err11 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/JsonSchemaResponseFormat/properties/type/const",keyword:"const",params:{allowedValue: "json_schema"},message:"must be equal to constant",schema:"json_schema",parentSchema:schema152.properties.type,data:data2};
+const err11 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/JsonSchemaResponseFormat/properties/type/const",keyword:"const",params:{allowedValue: "json_schema"},message:"must be equal to constant",schema:"json_schema",parentSchema:schema167.properties.type,data:data2};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -8795,7 +10206,7 @@ let data3 = data.json_schema;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 }
 else {
-const err12 = {instancePath:instancePath+"/json_schema",schemaPath:"#/$defs/JsonSchemaResponseFormat/properties/json_schema/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema152.properties.json_schema.type,parentSchema:schema152.properties.json_schema,data:data3};
+const err12 = {instancePath:instancePath+"/json_schema",schemaPath:"#/$defs/JsonSchemaResponseFormat/properties/json_schema/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema167.properties.json_schema.type,parentSchema:schema167.properties.json_schema,data:data3};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -8809,7 +10220,7 @@ if(data.name !== undefined){
 let data4 = data.name;
 if(typeof data4 === "string"){
 if(func1(data4) < 1){
-const err13 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/JsonSchemaResponseFormat/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema152.properties.name,data:data4};
+const err13 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/JsonSchemaResponseFormat/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema167.properties.name,data:data4};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -8820,7 +10231,7 @@ errors++;
 }
 }
 else {
-const err14 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/JsonSchemaResponseFormat/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema152.properties.name.type,parentSchema:schema152.properties.name,data:data4};
+const err14 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/JsonSchemaResponseFormat/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema167.properties.name.type,parentSchema:schema167.properties.name,data:data4};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -8833,7 +10244,7 @@ errors++;
 if(data.description !== undefined){
 let data5 = data.description;
 if(typeof data5 !== "string"){
-const err15 = {instancePath:instancePath+"/description",schemaPath:"#/$defs/JsonSchemaResponseFormat/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema152.properties.description.type,parentSchema:schema152.properties.description,data:data5};
+const err15 = {instancePath:instancePath+"/description",schemaPath:"#/$defs/JsonSchemaResponseFormat/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema167.properties.description.type,parentSchema:schema167.properties.description,data:data5};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -8846,7 +10257,7 @@ errors++;
 if(data.strict !== undefined){
 let data6 = data.strict;
 if(typeof data6 !== "boolean"){
-const err16 = {instancePath:instancePath+"/strict",schemaPath:"#/$defs/JsonSchemaResponseFormat/properties/strict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema152.properties.strict.type,parentSchema:schema152.properties.strict,data:data6};
+const err16 = {instancePath:instancePath+"/strict",schemaPath:"#/$defs/JsonSchemaResponseFormat/properties/strict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema167.properties.strict.type,parentSchema:schema167.properties.strict,data:data6};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -8858,7 +10269,7 @@ errors++;
 }
 }
 else {
-const err17 = {instancePath,schemaPath:"#/$defs/JsonSchemaResponseFormat/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema152.type,parentSchema:schema152,data};
+const err17 = {instancePath,schemaPath:"#/$defs/JsonSchemaResponseFormat/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema167.type,parentSchema:schema167,data};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -8872,7 +10283,7 @@ props0 = true;
 }
 }
 else {
-const err18 = {instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf",schema:schema149.discriminator,parentSchema:schema149,data};
+const err18 = {instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf",schema:schema164.discriminator,parentSchema:schema164,data};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -8883,7 +10294,7 @@ errors++;
 }
 }
 else {
-const err19 = {instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string",schema:schema149.discriminator,parentSchema:schema149,data};
+const err19 = {instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string",schema:schema164.discriminator,parentSchema:schema164,data};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -8894,7 +10305,7 @@ errors++;
 }
 }
 else {
-const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema149.type,parentSchema:schema149,data};
+const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema164.type,parentSchema:schema164,data};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -8903,17 +10314,17 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate86.errors = vErrors;
+validate92.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate86.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate92.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
 
-function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate85.evaluated;
+const evaluated0 = validate91.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8922,8 +10333,8 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
-if(!(func6.call(schema148.properties, key0))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema148,data};
+if(!(func6.call(schema163.properties, key0))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema163,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -8937,7 +10348,7 @@ if(data.model !== undefined){
 let data0 = data.model;
 if(typeof data0 === "string"){
 if(func1(data0) < 1){
-const err1 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema148.properties.model,data:data0};
+const err1 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema163.properties.model,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -8948,7 +10359,7 @@ errors++;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema148.properties.model.type,parentSchema:schema148.properties.model,data:data0};
+const err2 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema163.properties.model.type,parentSchema:schema163.properties.model,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -8961,7 +10372,7 @@ errors++;
 if(data.max_output_tokens !== undefined){
 let data1 = data.max_output_tokens;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-const err3 = {instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema148.properties.max_output_tokens.type,parentSchema:schema148.properties.max_output_tokens,data:data1};
+const err3 = {instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema163.properties.max_output_tokens.type,parentSchema:schema163.properties.max_output_tokens,data:data1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -8972,7 +10383,7 @@ errors++;
 }
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-const err4 = {instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema148.properties.max_output_tokens,data:data1};
+const err4 = {instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema163.properties.max_output_tokens,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -8986,7 +10397,7 @@ errors++;
 if(data.temperature !== undefined){
 let data2 = data.temperature;
 if(!((typeof data2 == "number") && (isFinite(data2)))){
-const err5 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema148.properties.temperature.type,parentSchema:schema148.properties.temperature,data:data2};
+const err5 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema163.properties.temperature.type,parentSchema:schema163.properties.temperature,data:data2};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -8999,7 +10410,7 @@ errors++;
 if(data.top_p !== undefined){
 let data3 = data.top_p;
 if(!((typeof data3 == "number") && (isFinite(data3)))){
-const err6 = {instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema148.properties.top_p.type,parentSchema:schema148.properties.top_p,data:data3};
+const err6 = {instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema163.properties.top_p.type,parentSchema:schema163.properties.top_p,data:data3};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -9012,7 +10423,7 @@ errors++;
 if(data.top_k !== undefined){
 let data4 = data.top_k;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-const err7 = {instancePath:instancePath+"/top_k",schemaPath:"#/properties/top_k/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema148.properties.top_k.type,parentSchema:schema148.properties.top_k,data:data4};
+const err7 = {instancePath:instancePath+"/top_k",schemaPath:"#/properties/top_k/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema163.properties.top_k.type,parentSchema:schema163.properties.top_k,data:data4};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -9029,7 +10440,7 @@ const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
 let data6 = data5[i0];
 if(typeof data6 !== "string"){
-const err8 = {instancePath:instancePath+"/stop/" + i0,schemaPath:"#/properties/stop/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema148.properties.stop.items.type,parentSchema:schema148.properties.stop.items,data:data6};
+const err8 = {instancePath:instancePath+"/stop/" + i0,schemaPath:"#/properties/stop/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema163.properties.stop.items.type,parentSchema:schema163.properties.stop.items,data:data6};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -9041,7 +10452,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema148.properties.stop.type,parentSchema:schema148.properties.stop,data:data5};
+const err9 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema163.properties.stop.type,parentSchema:schema163.properties.stop,data:data5};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -9054,7 +10465,7 @@ errors++;
 if(data.seed !== undefined){
 let data7 = data.seed;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-const err10 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema148.properties.seed.type,parentSchema:schema148.properties.seed,data:data7};
+const err10 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema163.properties.seed.type,parentSchema:schema163.properties.seed,data:data7};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -9067,7 +10478,7 @@ errors++;
 if(data.presence_penalty !== undefined){
 let data8 = data.presence_penalty;
 if(!((typeof data8 == "number") && (isFinite(data8)))){
-const err11 = {instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema148.properties.presence_penalty.type,parentSchema:schema148.properties.presence_penalty,data:data8};
+const err11 = {instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema163.properties.presence_penalty.type,parentSchema:schema163.properties.presence_penalty,data:data8};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -9080,7 +10491,7 @@ errors++;
 if(data.frequency_penalty !== undefined){
 let data9 = data.frequency_penalty;
 if(!((typeof data9 == "number") && (isFinite(data9)))){
-const err12 = {instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema148.properties.frequency_penalty.type,parentSchema:schema148.properties.frequency_penalty,data:data9};
+const err12 = {instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema163.properties.frequency_penalty.type,parentSchema:schema163.properties.frequency_penalty,data:data9};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -9091,8 +10502,8 @@ errors++;
 }
 }
 if(data.response_format !== undefined){
-if(!(validate86(data.response_format, {instancePath:instancePath+"/response_format",parentData:data,parentDataProperty:"response_format",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
+if(!(validate92(data.response_format, {instancePath:instancePath+"/response_format",parentData:data,parentDataProperty:"response_format",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
 errors = vErrors.length;
 }
 }
@@ -9100,7 +10511,7 @@ if(data.reasoning_effort !== undefined){
 let data11 = data.reasoning_effort;
 if(typeof data11 === "string"){
 if(func1(data11) < 1){
-const err13 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema148.properties.reasoning_effort,data:data11};
+const err13 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema163.properties.reasoning_effort,data:data11};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -9111,7 +10522,7 @@ errors++;
 }
 }
 else {
-const err14 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema148.properties.reasoning_effort.type,parentSchema:schema148.properties.reasoning_effort,data:data11};
+const err14 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema163.properties.reasoning_effort.type,parentSchema:schema163.properties.reasoning_effort,data:data11};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -9124,7 +10535,7 @@ errors++;
 if(data.thinking_budget !== undefined){
 let data12 = data.thinking_budget;
 if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-const err15 = {instancePath:instancePath+"/thinking_budget",schemaPath:"#/properties/thinking_budget/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema148.properties.thinking_budget.type,parentSchema:schema148.properties.thinking_budget,data:data12};
+const err15 = {instancePath:instancePath+"/thinking_budget",schemaPath:"#/properties/thinking_budget/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema163.properties.thinking_budget.type,parentSchema:schema163.properties.thinking_budget,data:data12};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -9136,7 +10547,7 @@ errors++;
 }
 }
 else {
-const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema148.type,parentSchema:schema148,data};
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema163.type,parentSchema:schema163,data};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -9145,16 +10556,16 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate85.errors = vErrors;
+validate91.errors = vErrors;
 return errors === 0;
 }
-validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate123.evaluated;
+const evaluated0 = validate133.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9211,8 +10622,8 @@ let data2 = data.tools;
 if(Array.isArray(data2)){
 const len1 = data2.length;
 for(let i1=0; i1<len1; i1++){
-if(!(validate77(data2[i1], {instancePath:instancePath+"/tools/" + i1,parentData:data2,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
+if(!(validate83(data2[i1], {instancePath:instancePath+"/tools/" + i1,parentData:data2,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
 errors = vErrors.length;
 }
 }
@@ -9229,14 +10640,14 @@ errors++;
 }
 }
 if(data.tool_choice !== undefined){
-if(!(validate79(data.tool_choice, {instancePath:instancePath+"/tool_choice",parentData:data,parentDataProperty:"tool_choice",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate79.errors : vErrors.concat(validate79.errors);
+if(!(validate85(data.tool_choice, {instancePath:instancePath+"/tool_choice",parentData:data,parentDataProperty:"tool_choice",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate85.errors : vErrors.concat(validate85.errors);
 errors = vErrors.length;
 }
 }
 if(data.settings !== undefined){
-if(!(validate85(data.settings, {instancePath:instancePath+"/settings",parentData:data,parentDataProperty:"settings",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate85.errors : vErrors.concat(validate85.errors);
+if(!(validate91(data.settings, {instancePath:instancePath+"/settings",parentData:data,parentDataProperty:"settings",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
 errors = vErrors.length;
 }
 }
@@ -9306,17 +10717,17 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate123.errors = vErrors;
+validate133.errors = vErrors;
 return errors === 0;
 }
-validate123.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate133.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const FileBlock = validate128;
+export const FileBlock = validate138;
 
-function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate138(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate128.evaluated;
+const evaluated0 = validate138.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9706,17 +11117,17 @@ vErrors.push(err28);
 }
 errors++;
 }
-validate128.errors = vErrors;
+validate138.errors = vErrors;
 return errors === 0;
 }
-validate128.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate138.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const FileId = validate129;
+export const FileId = validate139;
 
-function validate129(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate129.evaluated;
+const evaluated0 = validate139.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9745,17 +11156,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate129.errors = vErrors;
+validate139.errors = vErrors;
 return errors === 0;
 }
-validate129.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate139.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const FinishReason = validate130;
+export const FinishReason = validate140;
 
-function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate130.evaluated;
+const evaluated0 = validate140.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9763,7 +11174,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(!(((((((data === "stop") || (data === "length")) || (data === "tool_calls")) || (data === "content_filter")) || (data === "paused")) || (data === "error")) || (data === "other"))){
-const err0 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema131.enum},message:"must be equal to one of the allowed values",schema:schema131.enum,parentSchema:schema131,data};
+const err0 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema146.enum},message:"must be equal to one of the allowed values",schema:schema146.enum,parentSchema:schema146,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -9772,17 +11183,17 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate130.errors = vErrors;
+validate140.errors = vErrors;
 return errors === 0;
 }
-validate130.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate140.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const GenerationSettings = validate131;
+export const GenerationSettings = validate141;
 
-function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate131.evaluated;
+const evaluated0 = validate141.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9791,8 +11202,8 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
-if(!(func6.call(schema148.properties, key0))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema148,data};
+if(!(func6.call(schema163.properties, key0))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema163,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -9806,7 +11217,7 @@ if(data.model !== undefined){
 let data0 = data.model;
 if(typeof data0 === "string"){
 if(func1(data0) < 1){
-const err1 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema148.properties.model,data:data0};
+const err1 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema163.properties.model,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -9817,7 +11228,7 @@ errors++;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema148.properties.model.type,parentSchema:schema148.properties.model,data:data0};
+const err2 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema163.properties.model.type,parentSchema:schema163.properties.model,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -9830,7 +11241,7 @@ errors++;
 if(data.max_output_tokens !== undefined){
 let data1 = data.max_output_tokens;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-const err3 = {instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema148.properties.max_output_tokens.type,parentSchema:schema148.properties.max_output_tokens,data:data1};
+const err3 = {instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema163.properties.max_output_tokens.type,parentSchema:schema163.properties.max_output_tokens,data:data1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -9841,7 +11252,7 @@ errors++;
 }
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-const err4 = {instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema148.properties.max_output_tokens,data:data1};
+const err4 = {instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema163.properties.max_output_tokens,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -9855,7 +11266,7 @@ errors++;
 if(data.temperature !== undefined){
 let data2 = data.temperature;
 if(!((typeof data2 == "number") && (isFinite(data2)))){
-const err5 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema148.properties.temperature.type,parentSchema:schema148.properties.temperature,data:data2};
+const err5 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema163.properties.temperature.type,parentSchema:schema163.properties.temperature,data:data2};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -9868,7 +11279,7 @@ errors++;
 if(data.top_p !== undefined){
 let data3 = data.top_p;
 if(!((typeof data3 == "number") && (isFinite(data3)))){
-const err6 = {instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema148.properties.top_p.type,parentSchema:schema148.properties.top_p,data:data3};
+const err6 = {instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema163.properties.top_p.type,parentSchema:schema163.properties.top_p,data:data3};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -9881,7 +11292,7 @@ errors++;
 if(data.top_k !== undefined){
 let data4 = data.top_k;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-const err7 = {instancePath:instancePath+"/top_k",schemaPath:"#/properties/top_k/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema148.properties.top_k.type,parentSchema:schema148.properties.top_k,data:data4};
+const err7 = {instancePath:instancePath+"/top_k",schemaPath:"#/properties/top_k/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema163.properties.top_k.type,parentSchema:schema163.properties.top_k,data:data4};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -9898,7 +11309,7 @@ const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
 let data6 = data5[i0];
 if(typeof data6 !== "string"){
-const err8 = {instancePath:instancePath+"/stop/" + i0,schemaPath:"#/properties/stop/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema148.properties.stop.items.type,parentSchema:schema148.properties.stop.items,data:data6};
+const err8 = {instancePath:instancePath+"/stop/" + i0,schemaPath:"#/properties/stop/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema163.properties.stop.items.type,parentSchema:schema163.properties.stop.items,data:data6};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -9910,7 +11321,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema148.properties.stop.type,parentSchema:schema148.properties.stop,data:data5};
+const err9 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema163.properties.stop.type,parentSchema:schema163.properties.stop,data:data5};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -9923,7 +11334,7 @@ errors++;
 if(data.seed !== undefined){
 let data7 = data.seed;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-const err10 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema148.properties.seed.type,parentSchema:schema148.properties.seed,data:data7};
+const err10 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema163.properties.seed.type,parentSchema:schema163.properties.seed,data:data7};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -9936,7 +11347,7 @@ errors++;
 if(data.presence_penalty !== undefined){
 let data8 = data.presence_penalty;
 if(!((typeof data8 == "number") && (isFinite(data8)))){
-const err11 = {instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema148.properties.presence_penalty.type,parentSchema:schema148.properties.presence_penalty,data:data8};
+const err11 = {instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema163.properties.presence_penalty.type,parentSchema:schema163.properties.presence_penalty,data:data8};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -9949,7 +11360,7 @@ errors++;
 if(data.frequency_penalty !== undefined){
 let data9 = data.frequency_penalty;
 if(!((typeof data9 == "number") && (isFinite(data9)))){
-const err12 = {instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema148.properties.frequency_penalty.type,parentSchema:schema148.properties.frequency_penalty,data:data9};
+const err12 = {instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema163.properties.frequency_penalty.type,parentSchema:schema163.properties.frequency_penalty,data:data9};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -9960,8 +11371,8 @@ errors++;
 }
 }
 if(data.response_format !== undefined){
-if(!(validate86(data.response_format, {instancePath:instancePath+"/response_format",parentData:data,parentDataProperty:"response_format",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
+if(!(validate92(data.response_format, {instancePath:instancePath+"/response_format",parentData:data,parentDataProperty:"response_format",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
 errors = vErrors.length;
 }
 }
@@ -9969,7 +11380,7 @@ if(data.reasoning_effort !== undefined){
 let data11 = data.reasoning_effort;
 if(typeof data11 === "string"){
 if(func1(data11) < 1){
-const err13 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema148.properties.reasoning_effort,data:data11};
+const err13 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema163.properties.reasoning_effort,data:data11};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -9980,7 +11391,7 @@ errors++;
 }
 }
 else {
-const err14 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema148.properties.reasoning_effort.type,parentSchema:schema148.properties.reasoning_effort,data:data11};
+const err14 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema163.properties.reasoning_effort.type,parentSchema:schema163.properties.reasoning_effort,data:data11};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -9993,7 +11404,7 @@ errors++;
 if(data.thinking_budget !== undefined){
 let data12 = data.thinking_budget;
 if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-const err15 = {instancePath:instancePath+"/thinking_budget",schemaPath:"#/properties/thinking_budget/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema148.properties.thinking_budget.type,parentSchema:schema148.properties.thinking_budget,data:data12};
+const err15 = {instancePath:instancePath+"/thinking_budget",schemaPath:"#/properties/thinking_budget/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema163.properties.thinking_budget.type,parentSchema:schema163.properties.thinking_budget,data:data12};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -10005,7 +11416,7 @@ errors++;
 }
 }
 else {
-const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema148.type,parentSchema:schema148,data};
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema163.type,parentSchema:schema163,data};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -10014,17 +11425,17 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate131.errors = vErrors;
+validate141.errors = vErrors;
 return errors === 0;
 }
-validate131.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate141.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const ImageBlock = validate133;
+export const ImageBlock = validate143;
 
-function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate133.evaluated;
+const evaluated0 = validate143.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10402,17 +11813,17 @@ vErrors.push(err27);
 }
 errors++;
 }
-validate133.errors = vErrors;
+validate143.errors = vErrors;
 return errors === 0;
 }
-validate133.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate143.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const InputTokenDetails = validate134;
+export const InputTokenDetails = validate144;
 
-function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate134.evaluated;
+const evaluated0 = validate144.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10424,7 +11835,7 @@ for(const key0 in data){
 if(!(((key0 === "audio") || (key0 === "cache_creation")) || (key0 === "cache_read"))){
 let data0 = data[key0];
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-const err0 = {instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema119.type,parentSchema:schema119,data:data0};
+const err0 = {instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema134.type,parentSchema:schema134,data:data0};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -10435,7 +11846,7 @@ errors++;
 }
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 0 || isNaN(data0)){
-const err1 = {instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema119,data:data0};
+const err1 = {instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema134,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -10450,7 +11861,7 @@ errors++;
 if(data.audio !== undefined){
 let data1 = data.audio;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-const err2 = {instancePath:instancePath+"/audio",schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema119.type,parentSchema:schema119,data:data1};
+const err2 = {instancePath:instancePath+"/audio",schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema134.type,parentSchema:schema134,data:data1};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -10461,7 +11872,7 @@ errors++;
 }
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-const err3 = {instancePath:instancePath+"/audio",schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema119,data:data1};
+const err3 = {instancePath:instancePath+"/audio",schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema134,data:data1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -10475,7 +11886,7 @@ errors++;
 if(data.cache_creation !== undefined){
 let data2 = data.cache_creation;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-const err4 = {instancePath:instancePath+"/cache_creation",schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema119.type,parentSchema:schema119,data:data2};
+const err4 = {instancePath:instancePath+"/cache_creation",schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema134.type,parentSchema:schema134,data:data2};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -10486,7 +11897,7 @@ errors++;
 }
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-const err5 = {instancePath:instancePath+"/cache_creation",schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema119,data:data2};
+const err5 = {instancePath:instancePath+"/cache_creation",schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema134,data:data2};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -10500,7 +11911,7 @@ errors++;
 if(data.cache_read !== undefined){
 let data3 = data.cache_read;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err6 = {instancePath:instancePath+"/cache_read",schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema119.type,parentSchema:schema119,data:data3};
+const err6 = {instancePath:instancePath+"/cache_read",schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema134.type,parentSchema:schema134,data:data3};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -10511,7 +11922,7 @@ errors++;
 }
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-const err7 = {instancePath:instancePath+"/cache_read",schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema119,data:data3};
+const err7 = {instancePath:instancePath+"/cache_read",schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema134,data:data3};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -10524,7 +11935,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema122.type,parentSchema:schema122,data};
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema137.type,parentSchema:schema137,data};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -10533,17 +11944,17 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate134.errors = vErrors;
+validate144.errors = vErrors;
 return errors === 0;
 }
-validate134.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate144.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const InvalidToolCall = validate135;
+export const InvalidToolCall = validate145;
 
-function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate145(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate135.evaluated;
+const evaluated0 = validate145.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10553,7 +11964,7 @@ evaluated0.items = undefined;
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!((((((key0 === "id") || (key0 === "name")) || (key0 === "arguments")) || (key0 === "error")) || (key0 === "index")) || (key0 === "extras"))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema116,data};
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema131,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -10567,7 +11978,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
 if(func1(data0) < 1){
-const err1 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/ToolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema114,data:data0};
+const err1 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/ToolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema129,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -10578,7 +11989,7 @@ errors++;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema114.type,parentSchema:schema114,data:data0};
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema129.type,parentSchema:schema129,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -10591,7 +12002,7 @@ errors++;
 if(data.name !== undefined){
 let data1 = data.name;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema116.properties.name.type,parentSchema:schema116.properties.name,data:data1};
+const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema131.properties.name.type,parentSchema:schema131.properties.name,data:data1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -10604,7 +12015,7 @@ errors++;
 if(data.arguments !== undefined){
 let data2 = data.arguments;
 if(typeof data2 !== "string"){
-const err4 = {instancePath:instancePath+"/arguments",schemaPath:"#/properties/arguments/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema116.properties.arguments.type,parentSchema:schema116.properties.arguments,data:data2};
+const err4 = {instancePath:instancePath+"/arguments",schemaPath:"#/properties/arguments/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema131.properties.arguments.type,parentSchema:schema131.properties.arguments,data:data2};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -10617,7 +12028,7 @@ errors++;
 if(data.error !== undefined){
 let data3 = data.error;
 if(typeof data3 !== "string"){
-const err5 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema116.properties.error.type,parentSchema:schema116.properties.error,data:data3};
+const err5 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema131.properties.error.type,parentSchema:schema131.properties.error,data:data3};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -10630,7 +12041,7 @@ errors++;
 if(data.index !== undefined){
 let data4 = data.index;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-const err6 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema116.properties.index.type,parentSchema:schema116.properties.index,data:data4};
+const err6 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema131.properties.index.type,parentSchema:schema131.properties.index,data:data4};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -10641,7 +12052,7 @@ errors++;
 }
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-const err7 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema116.properties.index,data:data4};
+const err7 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema131.properties.index,data:data4};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -10657,7 +12068,7 @@ let data5 = data.extras;
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 }
 else {
-const err8 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema116.properties.extras.type,parentSchema:schema116.properties.extras,data:data5};
+const err8 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema131.properties.extras.type,parentSchema:schema131.properties.extras,data:data5};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -10669,7 +12080,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema116.type,parentSchema:schema116,data};
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema131.type,parentSchema:schema131,data};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -10678,17 +12089,17 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate135.errors = vErrors;
+validate145.errors = vErrors;
 return errors === 0;
 }
-validate135.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate145.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const JsonObjectResponseFormat = validate136;
+export const JsonObjectResponseFormat = validate146;
 
-function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate136.evaluated;
+const evaluated0 = validate146.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10697,7 +12108,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema151.required,parentSchema:schema151,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema166.required,parentSchema:schema166,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -10708,7 +12119,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(key0 === "type")){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema151,data};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema166,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -10721,7 +12132,7 @@ errors++;
 if(data.type !== undefined){
 let data0 = data.type;
 if("json_object" !== data0){
-const err2 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "json_object"},message:"must be equal to constant",schema:"json_object",parentSchema:schema151.properties.type,data:data0};
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "json_object"},message:"must be equal to constant",schema:"json_object",parentSchema:schema166.properties.type,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -10733,7 +12144,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema151.type,parentSchema:schema151,data};
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema166.type,parentSchema:schema166,data};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -10742,17 +12153,17 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate136.errors = vErrors;
+validate146.errors = vErrors;
 return errors === 0;
 }
-validate136.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate146.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const JsonSchemaResponseFormat = validate137;
+export const JsonSchemaResponseFormat = validate147;
 
-function validate137(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate137.evaluated;
+const evaluated0 = validate147.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10761,7 +12172,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema152.required,parentSchema:schema152,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema167.required,parentSchema:schema167,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -10771,7 +12182,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.json_schema === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "json_schema"},message:"must have required property '"+"json_schema"+"'",schema:schema152.required,parentSchema:schema152,data};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "json_schema"},message:"must have required property '"+"json_schema"+"'",schema:schema167.required,parentSchema:schema167,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -10782,7 +12193,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(((((key0 === "type") || (key0 === "json_schema")) || (key0 === "name")) || (key0 === "description")) || (key0 === "strict"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema152,data};
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema167,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -10795,7 +12206,7 @@ errors++;
 if(data.type !== undefined){
 let data0 = data.type;
 if("json_schema" !== data0){
-const err3 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "json_schema"},message:"must be equal to constant",schema:"json_schema",parentSchema:schema152.properties.type,data:data0};
+const err3 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "json_schema"},message:"must be equal to constant",schema:"json_schema",parentSchema:schema167.properties.type,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -10810,7 +12221,7 @@ let data1 = data.json_schema;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 }
 else {
-const err4 = {instancePath:instancePath+"/json_schema",schemaPath:"#/properties/json_schema/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema152.properties.json_schema.type,parentSchema:schema152.properties.json_schema,data:data1};
+const err4 = {instancePath:instancePath+"/json_schema",schemaPath:"#/properties/json_schema/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema167.properties.json_schema.type,parentSchema:schema167.properties.json_schema,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -10824,7 +12235,7 @@ if(data.name !== undefined){
 let data2 = data.name;
 if(typeof data2 === "string"){
 if(func1(data2) < 1){
-const err5 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema152.properties.name,data:data2};
+const err5 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema167.properties.name,data:data2};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -10835,7 +12246,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema152.properties.name.type,parentSchema:schema152.properties.name,data:data2};
+const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema167.properties.name.type,parentSchema:schema167.properties.name,data:data2};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -10848,7 +12259,7 @@ errors++;
 if(data.description !== undefined){
 let data3 = data.description;
 if(typeof data3 !== "string"){
-const err7 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema152.properties.description.type,parentSchema:schema152.properties.description,data:data3};
+const err7 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema167.properties.description.type,parentSchema:schema167.properties.description,data:data3};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -10861,7 +12272,7 @@ errors++;
 if(data.strict !== undefined){
 let data4 = data.strict;
 if(typeof data4 !== "boolean"){
-const err8 = {instancePath:instancePath+"/strict",schemaPath:"#/properties/strict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema152.properties.strict.type,parentSchema:schema152.properties.strict,data:data4};
+const err8 = {instancePath:instancePath+"/strict",schemaPath:"#/properties/strict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema167.properties.strict.type,parentSchema:schema167.properties.strict,data:data4};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -10873,7 +12284,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema152.type,parentSchema:schema152,data};
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema167.type,parentSchema:schema167,data};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -10882,17 +12293,17 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate137.errors = vErrors;
+validate147.errors = vErrors;
 return errors === 0;
 }
-validate137.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate147.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const Message = validate138;
+export const Message = validate148;
 
-function validate138(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate148(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate138.evaluated;
+const evaluated0 = validate148.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10910,8 +12321,8 @@ errors = vErrors.length;
 var props0 = true;
 }
 else if(tag0 === "user"){
-if(!(validate56(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+if(!(validate62(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -10919,8 +12330,8 @@ props0 = true;
 }
 }
 else if(tag0 === "assistant"){
-if(!(validate58(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
+if(!(validate64(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -10928,8 +12339,8 @@ props0 = true;
 }
 }
 else if(tag0 === "tool"){
-if(!(validate70(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
+if(!(validate76(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -10968,18 +12379,18 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate138.errors = vErrors;
+validate148.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate138.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate148.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const MessageContent = validate143;
+export const MessageContent = validate153;
 
-function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate153(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate143.evaluated;
+const evaluated0 = validate153.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11058,18 +12469,18 @@ vErrors = null;
 }
 }
 }
-validate143.errors = vErrors;
+validate153.errors = vErrors;
 evaluated0.items = items0;
 return errors === 0;
 }
-validate143.evaluated = {"dynamicProps":false,"dynamicItems":true};
+validate153.evaluated = {"dynamicProps":false,"dynamicItems":true};
 
-export const MessageId = validate145;
+export const MessageId = validate155;
 
-function validate145(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate145.evaluated;
+const evaluated0 = validate155.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11078,7 +12489,7 @@ evaluated0.items = undefined;
 }
 if(typeof data === "string"){
 if(func1(data) < 1){
-const err0 = {instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema107,data};
+const err0 = {instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema122,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -11089,7 +12500,7 @@ errors++;
 }
 }
 else {
-const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema107.type,parentSchema:schema107,data};
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema122.type,parentSchema:schema122,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -11098,17 +12509,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate145.errors = vErrors;
+validate155.errors = vErrors;
 return errors === 0;
 }
-validate145.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate155.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const MimeType = validate146;
+export const MimeType = validate156;
 
-function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate156(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate146.evaluated;
+const evaluated0 = validate156.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11137,17 +12548,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate146.errors = vErrors;
+validate156.errors = vErrors;
 return errors === 0;
 }
-validate146.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate156.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const NamedToolChoice = validate147;
+export const NamedToolChoice = validate157;
 
-function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate157(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate147.evaluated;
+const evaluated0 = validate157.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11156,7 +12567,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema141.required,parentSchema:schema141,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema156.required,parentSchema:schema156,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -11166,7 +12577,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.name === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema141.required,parentSchema:schema141,data};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema156.required,parentSchema:schema156,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -11177,7 +12588,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(((key0 === "type") || (key0 === "name")) || (key0 === "parallel"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema141,data};
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema156,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -11190,7 +12601,7 @@ errors++;
 if(data.type !== undefined){
 let data0 = data.type;
 if("tool" !== data0){
-const err3 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema141.properties.type,data:data0};
+const err3 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema156.properties.type,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -11204,7 +12615,7 @@ if(data.name !== undefined){
 let data1 = data.name;
 if(typeof data1 === "string"){
 if(func1(data1) < 1){
-const err4 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema115,data:data1};
+const err4 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema130,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -11215,7 +12626,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema115.type,parentSchema:schema115,data:data1};
+const err5 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema130.type,parentSchema:schema130,data:data1};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -11228,7 +12639,7 @@ errors++;
 if(data.parallel !== undefined){
 let data2 = data.parallel;
 if(typeof data2 !== "boolean"){
-const err6 = {instancePath:instancePath+"/parallel",schemaPath:"#/properties/parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema141.properties.parallel.type,parentSchema:schema141.properties.parallel,data:data2};
+const err6 = {instancePath:instancePath+"/parallel",schemaPath:"#/properties/parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema156.properties.parallel.type,parentSchema:schema156.properties.parallel,data:data2};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -11240,7 +12651,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema141.type,parentSchema:schema141,data};
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema156.type,parentSchema:schema156,data};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -11249,17 +12660,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate147.errors = vErrors;
+validate157.errors = vErrors;
 return errors === 0;
 }
-validate147.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate157.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const NonStandardAnnotation = validate148;
+export const NonStandardAnnotation = validate158;
 
-function validate148(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate158(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate148.evaluated;
+const evaluated0 = validate158.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11403,17 +12814,17 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate148.errors = vErrors;
+validate158.errors = vErrors;
 return errors === 0;
 }
-validate148.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate158.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const NonStandardBlock = validate149;
+export const NonStandardBlock = validate159;
 
-function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate159(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate149.evaluated;
+const evaluated0 = validate159.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11422,7 +12833,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema103.required,parentSchema:schema103,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema118.required,parentSchema:schema118,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -11432,7 +12843,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.value === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "value"},message:"must have required property '"+"value"+"'",schema:schema103.required,parentSchema:schema103,data};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "value"},message:"must have required property '"+"value"+"'",schema:schema118.required,parentSchema:schema118,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -11443,7 +12854,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(((((((key0 === "type") || (key0 === "provider")) || (key0 === "value")) || (key0 === "id")) || (key0 === "index")) || (key0 === "extras")) || (key0 === "cache_control"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema103,data};
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema118,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -11456,7 +12867,7 @@ errors++;
 if(data.type !== undefined){
 let data0 = data.type;
 if("non_standard" !== data0){
-const err3 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "non_standard"},message:"must be equal to constant",schema:"non_standard",parentSchema:schema103.properties.type,data:data0};
+const err3 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "non_standard"},message:"must be equal to constant",schema:"non_standard",parentSchema:schema118.properties.type,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -11470,7 +12881,7 @@ if(data.provider !== undefined){
 let data1 = data.provider;
 if(typeof data1 === "string"){
 if(func1(data1) < 1){
-const err4 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema103.properties.provider,data:data1};
+const err4 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema118.properties.provider,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -11481,7 +12892,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema103.properties.provider.type,parentSchema:schema103.properties.provider,data:data1};
+const err5 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema118.properties.provider.type,parentSchema:schema118.properties.provider,data:data1};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -11496,7 +12907,7 @@ let data2 = data.value;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err6 = {instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema103.properties.value.type,parentSchema:schema103.properties.value,data:data2};
+const err6 = {instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema118.properties.value.type,parentSchema:schema118.properties.value,data:data2};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -11561,7 +12972,7 @@ let data5 = data.extras;
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 }
 else {
-const err11 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema103.properties.extras.type,parentSchema:schema103.properties.extras,data:data5};
+const err11 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema118.properties.extras.type,parentSchema:schema118.properties.extras,data:data5};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -11648,7 +13059,7 @@ errors++;
 }
 }
 else {
-const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema103.type,parentSchema:schema103,data};
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema118.type,parentSchema:schema118,data};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -11657,17 +13068,17 @@ vErrors.push(err18);
 }
 errors++;
 }
-validate149.errors = vErrors;
+validate159.errors = vErrors;
 return errors === 0;
 }
-validate149.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate159.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const NoneToolChoice = validate150;
+export const NoneToolChoice = validate160;
 
-function validate150(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate160(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate150.evaluated;
+const evaluated0 = validate160.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11676,7 +13087,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema146.required,parentSchema:schema146,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema161.required,parentSchema:schema161,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -11687,7 +13098,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(key0 === "type")){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema146,data};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema161,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -11700,7 +13111,7 @@ errors++;
 if(data.type !== undefined){
 let data0 = data.type;
 if("none" !== data0){
-const err2 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema146.properties.type,data:data0};
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema161.properties.type,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -11712,7 +13123,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema146.type,parentSchema:schema146,data};
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema161.type,parentSchema:schema161,data};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -11721,17 +13132,17 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate150.errors = vErrors;
+validate160.errors = vErrors;
 return errors === 0;
 }
-validate150.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate160.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const OutputTokenDetails = validate151;
+export const OutputTokenDetails = validate161;
 
-function validate151(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate151.evaluated;
+const evaluated0 = validate161.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11743,7 +13154,7 @@ for(const key0 in data){
 if(!((key0 === "audio") || (key0 === "reasoning"))){
 let data0 = data[key0];
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-const err0 = {instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema119.type,parentSchema:schema119,data:data0};
+const err0 = {instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema134.type,parentSchema:schema134,data:data0};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -11754,7 +13165,7 @@ errors++;
 }
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 0 || isNaN(data0)){
-const err1 = {instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema119,data:data0};
+const err1 = {instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema134,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -11769,7 +13180,7 @@ errors++;
 if(data.audio !== undefined){
 let data1 = data.audio;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-const err2 = {instancePath:instancePath+"/audio",schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema119.type,parentSchema:schema119,data:data1};
+const err2 = {instancePath:instancePath+"/audio",schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema134.type,parentSchema:schema134,data:data1};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -11780,7 +13191,7 @@ errors++;
 }
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-const err3 = {instancePath:instancePath+"/audio",schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema119,data:data1};
+const err3 = {instancePath:instancePath+"/audio",schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema134,data:data1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -11794,7 +13205,7 @@ errors++;
 if(data.reasoning !== undefined){
 let data2 = data.reasoning;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-const err4 = {instancePath:instancePath+"/reasoning",schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema119.type,parentSchema:schema119,data:data2};
+const err4 = {instancePath:instancePath+"/reasoning",schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema134.type,parentSchema:schema134,data:data2};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -11805,7 +13216,7 @@ errors++;
 }
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-const err5 = {instancePath:instancePath+"/reasoning",schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema119,data:data2};
+const err5 = {instancePath:instancePath+"/reasoning",schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema134,data:data2};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -11818,7 +13229,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema127.type,parentSchema:schema127,data};
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema142.type,parentSchema:schema142,data};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -11827,17 +13238,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate151.errors = vErrors;
+validate161.errors = vErrors;
 return errors === 0;
 }
-validate151.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate161.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const ParticipantName = validate152;
+export const ParticipantName = validate162;
 
-function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate152.evaluated;
+const evaluated0 = validate162.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11846,7 +13257,7 @@ evaluated0.items = undefined;
 }
 if(typeof data === "string"){
 if(func1(data) < 1){
-const err0 = {instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema108,data};
+const err0 = {instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema123,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -11857,7 +13268,7 @@ errors++;
 }
 }
 else {
-const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema108.type,parentSchema:schema108,data};
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema123.type,parentSchema:schema123,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -11866,17 +13277,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate152.errors = vErrors;
+validate162.errors = vErrors;
 return errors === 0;
 }
-validate152.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate162.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const PlainTextBlock = validate153;
+export const PlainTextBlock = validate163;
 
-function validate153(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate163(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate153.evaluated;
+const evaluated0 = validate163.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12295,17 +13706,17 @@ vErrors.push(err30);
 }
 errors++;
 }
-validate153.errors = vErrors;
+validate163.errors = vErrors;
 return errors === 0;
 }
-validate153.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate163.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const ReasoningBlock = validate154;
+export const ReasoningBlock = validate164;
 
-function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate154.evaluated;
+const evaluated0 = validate164.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12441,11 +13852,11 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.id !== undefined){
-let data7 = data.id;
+if(data.model !== undefined){
+let data7 = data.model;
 if(typeof data7 === "string"){
 if(func1(data7) < 1){
-const err10 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/BlockId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema40,data:data7};
+const err10 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema51.properties.model,data:data7};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -12456,7 +13867,7 @@ errors++;
 }
 }
 else {
-const err11 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/BlockId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema40.type,parentSchema:schema40,data:data7};
+const err11 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema51.properties.model.type,parentSchema:schema51.properties.model,data:data7};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -12466,10 +13877,11 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.index !== undefined){
-let data8 = data.index;
-if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-const err12 = {instancePath:instancePath+"/index",schemaPath:"#/$defs/BlockIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema45.type,parentSchema:schema45,data:data8};
+if(data.endpoint !== undefined){
+let data8 = data.endpoint;
+if(typeof data8 === "string"){
+if(func1(data8) < 1){
+const err12 = {instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema51.properties.endpoint,data:data8};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -12478,9 +13890,9 @@ vErrors.push(err12);
 }
 errors++;
 }
-if((typeof data8 == "number") && (isFinite(data8))){
-if(data8 < 0 || isNaN(data8)){
-const err13 = {instancePath:instancePath+"/index",schemaPath:"#/$defs/BlockIndex/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema45,data:data8};
+}
+else {
+const err13 = {instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema51.properties.endpoint.type,parentSchema:schema51.properties.endpoint,data:data8};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -12490,13 +13902,11 @@ vErrors.push(err13);
 errors++;
 }
 }
-}
-if(data.extras !== undefined){
-let data9 = data.extras;
-if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-}
-else {
-const err14 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema51.properties.extras.type,parentSchema:schema51.properties.extras,data:data9};
+if(data.id !== undefined){
+let data9 = data.id;
+if(typeof data9 === "string"){
+if(func1(data9) < 1){
+const err14 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/BlockId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema40,data:data9};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -12506,11 +13916,8 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.cache_control !== undefined){
-let data10 = data.cache_control;
-if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
-if(data10.type === undefined){
-const err15 = {instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/CacheControl/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema46.required,parentSchema:schema46,data:data10};
+else {
+const err15 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/BlockId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema40.type,parentSchema:schema40,data:data9};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -12519,9 +13926,11 @@ vErrors.push(err15);
 }
 errors++;
 }
-for(const key1 in data10){
-if(!((key1 === "type") || (key1 === "ttl"))){
-const err16 = {instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/CacheControl/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema46,data:data10};
+}
+if(data.index !== undefined){
+let data10 = data.index;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+const err16 = {instancePath:instancePath+"/index",schemaPath:"#/$defs/BlockIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema45.type,parentSchema:schema45,data:data10};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -12530,11 +13939,9 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data10.type !== undefined){
-let data11 = data10.type;
-if("ephemeral" !== data11){
-const err17 = {instancePath:instancePath+"/cache_control/type",schemaPath:"#/$defs/CacheControl/properties/type/const",keyword:"const",params:{allowedValue: "ephemeral"},message:"must be equal to constant",schema:"ephemeral",parentSchema:schema46.properties.type,data:data11};
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 < 0 || isNaN(data10)){
+const err17 = {instancePath:instancePath+"/index",schemaPath:"#/$defs/BlockIndex/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema45,data:data10};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -12544,11 +13951,13 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data10.ttl !== undefined){
-let data12 = data10.ttl;
-if(typeof data12 === "string"){
-if(!pattern5.test(data12)){
-const err18 = {instancePath:instancePath+"/cache_control/ttl",schemaPath:"#/$defs/CacheControl/properties/ttl/pattern",keyword:"pattern",params:{pattern: "^[1-9][0-9]*[smh]$"},message:"must match pattern \""+"^[1-9][0-9]*[smh]$"+"\"",schema:"^[1-9][0-9]*[smh]$",parentSchema:schema46.properties.ttl,data:data12};
+}
+if(data.extras !== undefined){
+let data11 = data.extras;
+if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
+}
+else {
+const err18 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema51.properties.extras.type,parentSchema:schema51.properties.extras,data:data11};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -12558,8 +13967,11 @@ vErrors.push(err18);
 errors++;
 }
 }
-else {
-const err19 = {instancePath:instancePath+"/cache_control/ttl",schemaPath:"#/$defs/CacheControl/properties/ttl/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.ttl.type,parentSchema:schema46.properties.ttl,data:data12};
+if(data.cache_control !== undefined){
+let data12 = data.cache_control;
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+if(data12.type === undefined){
+const err19 = {instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/CacheControl/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema46.required,parentSchema:schema46,data:data12};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -12568,10 +13980,9 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-}
-else {
-const err20 = {instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/CacheControl/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema46.type,parentSchema:schema46,data:data10};
+for(const key1 in data12){
+if(!((key1 === "type") || (key1 === "ttl"))){
+const err20 = {instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/CacheControl/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema46,data:data12};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -12581,9 +13992,10 @@ vErrors.push(err20);
 errors++;
 }
 }
-}
-else {
-const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema51.type,parentSchema:schema51,data};
+if(data12.type !== undefined){
+let data13 = data12.type;
+if("ephemeral" !== data13){
+const err21 = {instancePath:instancePath+"/cache_control/type",schemaPath:"#/$defs/CacheControl/properties/type/const",keyword:"const",params:{allowedValue: "ephemeral"},message:"must be equal to constant",schema:"ephemeral",parentSchema:schema46.properties.type,data:data13};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -12592,17 +14004,66 @@ vErrors.push(err21);
 }
 errors++;
 }
-validate154.errors = vErrors;
+}
+if(data12.ttl !== undefined){
+let data14 = data12.ttl;
+if(typeof data14 === "string"){
+if(!pattern5.test(data14)){
+const err22 = {instancePath:instancePath+"/cache_control/ttl",schemaPath:"#/$defs/CacheControl/properties/ttl/pattern",keyword:"pattern",params:{pattern: "^[1-9][0-9]*[smh]$"},message:"must match pattern \""+"^[1-9][0-9]*[smh]$"+"\"",schema:"^[1-9][0-9]*[smh]$",parentSchema:schema46.properties.ttl,data:data14};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/cache_control/ttl",schemaPath:"#/$defs/CacheControl/properties/ttl/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.ttl.type,parentSchema:schema46.properties.ttl,data:data14};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/CacheControl/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema46.type,parentSchema:schema46,data:data12};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+}
+else {
+const err25 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema51.type,parentSchema:schema51,data};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+validate164.errors = vErrors;
 return errors === 0;
 }
-validate154.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate164.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const RefusalBlock = validate155;
+export const RefusalBlock = validate165;
 
-function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate155.evaluated;
+const evaluated0 = validate165.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12819,17 +14280,17 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate155.errors = vErrors;
+validate165.errors = vErrors;
 return errors === 0;
 }
-validate155.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate165.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const RequiredToolChoice = validate156;
+export const RequiredToolChoice = validate166;
 
-function validate156(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate156.evaluated;
+const evaluated0 = validate166.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12838,7 +14299,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema147.required,parentSchema:schema147,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema162.required,parentSchema:schema162,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -12849,7 +14310,7 @@ errors++;
 }
 for(const key0 in data){
 if(!((key0 === "type") || (key0 === "parallel"))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema147,data};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema162,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -12862,7 +14323,7 @@ errors++;
 if(data.type !== undefined){
 let data0 = data.type;
 if("required" !== data0){
-const err2 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "required"},message:"must be equal to constant",schema:"required",parentSchema:schema147.properties.type,data:data0};
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "required"},message:"must be equal to constant",schema:"required",parentSchema:schema162.properties.type,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -12875,7 +14336,7 @@ errors++;
 if(data.parallel !== undefined){
 let data1 = data.parallel;
 if(typeof data1 !== "boolean"){
-const err3 = {instancePath:instancePath+"/parallel",schemaPath:"#/properties/parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema147.properties.parallel.type,parentSchema:schema147.properties.parallel,data:data1};
+const err3 = {instancePath:instancePath+"/parallel",schemaPath:"#/properties/parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema162.properties.parallel.type,parentSchema:schema162.properties.parallel,data:data1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -12887,7 +14348,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema147.type,parentSchema:schema147,data};
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema162.type,parentSchema:schema162,data};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -12896,17 +14357,688 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate156.errors = vErrors;
+validate166.errors = vErrors;
 return errors === 0;
 }
-validate156.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate166.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const ResponseFormat = validate157;
+export const ResourceBlock = validate167;
 
-function validate157(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate167(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate157.evaluated;
+const evaluated0 = validate167.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs1 = errors;
+let valid0 = false;
+const _errs2 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.text === undefined){
+const err0 = {instancePath,schemaPath:"#/anyOf/0/required",keyword:"required",params:{missingProperty: "text"},message:"must have required property '"+"text"+"'",schema:schema112.anyOf[0].required,parentSchema:schema112.anyOf[0],data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+var _valid0 = _errs2 === errors;
+valid0 = valid0 || _valid0;
+const _errs3 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.base64 === undefined){
+const err1 = {instancePath,schemaPath:"#/anyOf/1/required",keyword:"required",params:{missingProperty: "base64"},message:"must have required property '"+"base64"+"'",schema:schema112.anyOf[1].required,parentSchema:schema112.anyOf[1],data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs3 === errors;
+valid0 = valid0 || _valid0;
+if(!valid0){
+const err2 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema112.anyOf,parentSchema:schema112,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+else {
+errors = _errs1;
+if(vErrors !== null){
+if(_errs1){
+vErrors.length = _errs1;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema112.required,parentSchema:schema112,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.uri === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "uri"},message:"must have required property '"+"uri"+"'",schema:schema112.required,parentSchema:schema112,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func6.call(schema112.properties, key0))){
+const err5 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema112,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.type !== undefined){
+let data0 = data.type;
+if("resource" !== data0){
+const err6 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "resource"},message:"must be equal to constant",schema:"resource",parentSchema:schema112.properties.type,data:data0};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.uri !== undefined){
+let data1 = data.uri;
+if(typeof data1 === "string"){
+if(func1(data1) < 1){
+const err7 = {instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema112.properties.uri,data:data1};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema112.properties.uri.type,parentSchema:schema112.properties.uri,data:data1};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.text !== undefined){
+let data2 = data.text;
+if(typeof data2 !== "string"){
+const err9 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema112.properties.text.type,parentSchema:schema112.properties.text,data:data2};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.base64 !== undefined){
+let data3 = data.base64;
+if(typeof data3 !== "string"){
+const err10 = {instancePath:instancePath+"/base64",schemaPath:"#/$defs/Base64Data/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema57.type,parentSchema:schema57,data:data3};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.mime_type !== undefined){
+let data4 = data.mime_type;
+if(typeof data4 === "string"){
+if(!pattern9.test(data4)){
+const err11 = {instancePath:instancePath+"/mime_type",schemaPath:"#/$defs/MimeType/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(;[^\\x00-\\x1f\\x7f]*)?$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(;[^\\x00-\\x1f\\x7f]*)?$"+"\"",schema:"^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(;[^\\x00-\\x1f\\x7f]*)?$",parentSchema:schema58,data:data4};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/mime_type",schemaPath:"#/$defs/MimeType/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema58.type,parentSchema:schema58,data:data4};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data5 = data.id;
+if(typeof data5 === "string"){
+if(func1(data5) < 1){
+const err13 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/BlockId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema40,data:data5};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/BlockId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema40.type,parentSchema:schema40,data:data5};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.index !== undefined){
+let data6 = data.index;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err15 = {instancePath:instancePath+"/index",schemaPath:"#/$defs/BlockIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema45.type,parentSchema:schema45,data:data6};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 < 0 || isNaN(data6)){
+const err16 = {instancePath:instancePath+"/index",schemaPath:"#/$defs/BlockIndex/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema45,data:data6};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+if(data.extras !== undefined){
+let data7 = data.extras;
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+}
+else {
+const err17 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema112.properties.extras.type,parentSchema:schema112.properties.extras,data:data7};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.cache_control !== undefined){
+let data8 = data.cache_control;
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+if(data8.type === undefined){
+const err18 = {instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/CacheControl/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema46.required,parentSchema:schema46,data:data8};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+for(const key1 in data8){
+if(!((key1 === "type") || (key1 === "ttl"))){
+const err19 = {instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/CacheControl/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema46,data:data8};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data8.type !== undefined){
+let data9 = data8.type;
+if("ephemeral" !== data9){
+const err20 = {instancePath:instancePath+"/cache_control/type",schemaPath:"#/$defs/CacheControl/properties/type/const",keyword:"const",params:{allowedValue: "ephemeral"},message:"must be equal to constant",schema:"ephemeral",parentSchema:schema46.properties.type,data:data9};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data8.ttl !== undefined){
+let data10 = data8.ttl;
+if(typeof data10 === "string"){
+if(!pattern5.test(data10)){
+const err21 = {instancePath:instancePath+"/cache_control/ttl",schemaPath:"#/$defs/CacheControl/properties/ttl/pattern",keyword:"pattern",params:{pattern: "^[1-9][0-9]*[smh]$"},message:"must match pattern \""+"^[1-9][0-9]*[smh]$"+"\"",schema:"^[1-9][0-9]*[smh]$",parentSchema:schema46.properties.ttl,data:data10};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/cache_control/ttl",schemaPath:"#/$defs/CacheControl/properties/ttl/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.ttl.type,parentSchema:schema46.properties.ttl,data:data10};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/CacheControl/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema46.type,parentSchema:schema46,data:data8};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+}
+else {
+const err24 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema112.type,parentSchema:schema112,data};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+validate167.errors = vErrors;
+return errors === 0;
+}
+validate167.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const ResourceLinkBlock = validate168;
+
+function validate168(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate168.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema107.required,parentSchema:schema107,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.uri === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "uri"},message:"must have required property '"+"uri"+"'",schema:schema107.required,parentSchema:schema107,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func6.call(schema107.properties, key0))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema107,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.type !== undefined){
+let data0 = data.type;
+if("resource_link" !== data0){
+const err3 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "resource_link"},message:"must be equal to constant",schema:"resource_link",parentSchema:schema107.properties.type,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.uri !== undefined){
+let data1 = data.uri;
+if(typeof data1 === "string"){
+if(func1(data1) < 1){
+const err4 = {instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema107.properties.uri,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema107.properties.uri.type,parentSchema:schema107.properties.uri,data:data1};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+let data2 = data.name;
+if(typeof data2 !== "string"){
+const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema107.properties.name.type,parentSchema:schema107.properties.name,data:data2};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.title !== undefined){
+let data3 = data.title;
+if(typeof data3 !== "string"){
+const err7 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema107.properties.title.type,parentSchema:schema107.properties.title,data:data3};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.description !== undefined){
+let data4 = data.description;
+if(typeof data4 !== "string"){
+const err8 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema107.properties.description.type,parentSchema:schema107.properties.description,data:data4};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.mime_type !== undefined){
+let data5 = data.mime_type;
+if(typeof data5 === "string"){
+if(!pattern9.test(data5)){
+const err9 = {instancePath:instancePath+"/mime_type",schemaPath:"#/$defs/MimeType/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(;[^\\x00-\\x1f\\x7f]*)?$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(;[^\\x00-\\x1f\\x7f]*)?$"+"\"",schema:"^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(;[^\\x00-\\x1f\\x7f]*)?$",parentSchema:schema58,data:data5};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/mime_type",schemaPath:"#/$defs/MimeType/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema58.type,parentSchema:schema58,data:data5};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.size !== undefined){
+let data6 = data.size;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err11 = {instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema107.properties.size.type,parentSchema:schema107.properties.size,data:data6};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 < 0 || isNaN(data6)){
+const err12 = {instancePath:instancePath+"/size",schemaPath:"#/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema107.properties.size,data:data6};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+if(data.id !== undefined){
+let data7 = data.id;
+if(typeof data7 === "string"){
+if(func1(data7) < 1){
+const err13 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/BlockId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema40,data:data7};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/BlockId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema40.type,parentSchema:schema40,data:data7};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.index !== undefined){
+let data8 = data.index;
+if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
+const err15 = {instancePath:instancePath+"/index",schemaPath:"#/$defs/BlockIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema45.type,parentSchema:schema45,data:data8};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 < 0 || isNaN(data8)){
+const err16 = {instancePath:instancePath+"/index",schemaPath:"#/$defs/BlockIndex/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema45,data:data8};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+if(data.extras !== undefined){
+let data9 = data.extras;
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+}
+else {
+const err17 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema107.properties.extras.type,parentSchema:schema107.properties.extras,data:data9};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.cache_control !== undefined){
+let data10 = data.cache_control;
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+if(data10.type === undefined){
+const err18 = {instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/CacheControl/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema46.required,parentSchema:schema46,data:data10};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+for(const key1 in data10){
+if(!((key1 === "type") || (key1 === "ttl"))){
+const err19 = {instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/CacheControl/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema46,data:data10};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data10.type !== undefined){
+let data11 = data10.type;
+if("ephemeral" !== data11){
+const err20 = {instancePath:instancePath+"/cache_control/type",schemaPath:"#/$defs/CacheControl/properties/type/const",keyword:"const",params:{allowedValue: "ephemeral"},message:"must be equal to constant",schema:"ephemeral",parentSchema:schema46.properties.type,data:data11};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data10.ttl !== undefined){
+let data12 = data10.ttl;
+if(typeof data12 === "string"){
+if(!pattern5.test(data12)){
+const err21 = {instancePath:instancePath+"/cache_control/ttl",schemaPath:"#/$defs/CacheControl/properties/ttl/pattern",keyword:"pattern",params:{pattern: "^[1-9][0-9]*[smh]$"},message:"must match pattern \""+"^[1-9][0-9]*[smh]$"+"\"",schema:"^[1-9][0-9]*[smh]$",parentSchema:schema46.properties.ttl,data:data12};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/cache_control/ttl",schemaPath:"#/$defs/CacheControl/properties/ttl/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.ttl.type,parentSchema:schema46.properties.ttl,data:data12};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/CacheControl/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema46.type,parentSchema:schema46,data:data10};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+}
+else {
+const err24 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema107.type,parentSchema:schema107,data};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+validate168.errors = vErrors;
+return errors === 0;
+}
+validate168.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const ResponseFormat = validate169;
+
+function validate169(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate169.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12919,7 +15051,7 @@ if(typeof tag0 == "string"){
 if(tag0 === "text"){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err0 = {instancePath,schemaPath:"#/$defs/TextResponseFormat/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema150.required,parentSchema:schema150,data};
+const err0 = {instancePath,schemaPath:"#/$defs/TextResponseFormat/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema165.required,parentSchema:schema165,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -12930,7 +15062,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(key0 === "type")){
-const err1 = {instancePath,schemaPath:"#/$defs/TextResponseFormat/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema150,data};
+const err1 = {instancePath,schemaPath:"#/$defs/TextResponseFormat/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema165,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -12943,7 +15075,7 @@ errors++;
 if(data.type !== undefined){
 let data0 = data.type;
 if("text" !== data0){
-const err2 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/TextResponseFormat/properties/type/const",keyword:"const",params:{allowedValue: "text"},message:"must be equal to constant",schema:"text",parentSchema:schema150.properties.type,data:data0};
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/TextResponseFormat/properties/type/const",keyword:"const",params:{allowedValue: "text"},message:"must be equal to constant",schema:"text",parentSchema:schema165.properties.type,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -12955,7 +15087,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath,schemaPath:"#/$defs/TextResponseFormat/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema150.type,parentSchema:schema150,data};
+const err3 = {instancePath,schemaPath:"#/$defs/TextResponseFormat/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema165.type,parentSchema:schema165,data};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -12969,7 +15101,7 @@ var props0 = true;
 else if(tag0 === "json_object"){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err4 = {instancePath,schemaPath:"#/$defs/JsonObjectResponseFormat/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema151.required,parentSchema:schema151,data};
+const err4 = {instancePath,schemaPath:"#/$defs/JsonObjectResponseFormat/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema166.required,parentSchema:schema166,data};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -12980,7 +15112,7 @@ errors++;
 }
 for(const key1 in data){
 if(!(key1 === "type")){
-const err5 = {instancePath,schemaPath:"#/$defs/JsonObjectResponseFormat/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema151,data};
+const err5 = {instancePath,schemaPath:"#/$defs/JsonObjectResponseFormat/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema166,data};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -12993,7 +15125,7 @@ errors++;
 if(data.type !== undefined){
 let data1 = data.type;
 if("json_object" !== data1){
-const err6 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/JsonObjectResponseFormat/properties/type/const",keyword:"const",params:{allowedValue: "json_object"},message:"must be equal to constant",schema:"json_object",parentSchema:schema151.properties.type,data:data1};
+const err6 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/JsonObjectResponseFormat/properties/type/const",keyword:"const",params:{allowedValue: "json_object"},message:"must be equal to constant",schema:"json_object",parentSchema:schema166.properties.type,data:data1};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -13005,7 +15137,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath,schemaPath:"#/$defs/JsonObjectResponseFormat/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema151.type,parentSchema:schema151,data};
+const err7 = {instancePath,schemaPath:"#/$defs/JsonObjectResponseFormat/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema166.type,parentSchema:schema166,data};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -13021,7 +15153,7 @@ props0 = true;
 else if(tag0 === "json_schema"){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err8 = {instancePath,schemaPath:"#/$defs/JsonSchemaResponseFormat/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema152.required,parentSchema:schema152,data};
+const err8 = {instancePath,schemaPath:"#/$defs/JsonSchemaResponseFormat/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema167.required,parentSchema:schema167,data};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -13031,7 +15163,7 @@ vErrors.push(err8);
 errors++;
 }
 if(data.json_schema === undefined){
-const err9 = {instancePath,schemaPath:"#/$defs/JsonSchemaResponseFormat/required",keyword:"required",params:{missingProperty: "json_schema"},message:"must have required property '"+"json_schema"+"'",schema:schema152.required,parentSchema:schema152,data};
+const err9 = {instancePath,schemaPath:"#/$defs/JsonSchemaResponseFormat/required",keyword:"required",params:{missingProperty: "json_schema"},message:"must have required property '"+"json_schema"+"'",schema:schema167.required,parentSchema:schema167,data};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -13042,7 +15174,7 @@ errors++;
 }
 for(const key2 in data){
 if(!(((((key2 === "type") || (key2 === "json_schema")) || (key2 === "name")) || (key2 === "description")) || (key2 === "strict"))){
-const err10 = {instancePath,schemaPath:"#/$defs/JsonSchemaResponseFormat/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema152,data};
+const err10 = {instancePath,schemaPath:"#/$defs/JsonSchemaResponseFormat/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema167,data};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -13055,7 +15187,7 @@ errors++;
 if(data.type !== undefined){
 let data2 = data.type;
 if("json_schema" !== data2){
-const err11 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/JsonSchemaResponseFormat/properties/type/const",keyword:"const",params:{allowedValue: "json_schema"},message:"must be equal to constant",schema:"json_schema",parentSchema:schema152.properties.type,data:data2};
+const err11 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/JsonSchemaResponseFormat/properties/type/const",keyword:"const",params:{allowedValue: "json_schema"},message:"must be equal to constant",schema:"json_schema",parentSchema:schema167.properties.type,data:data2};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -13070,7 +15202,7 @@ let data3 = data.json_schema;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 }
 else {
-const err12 = {instancePath:instancePath+"/json_schema",schemaPath:"#/$defs/JsonSchemaResponseFormat/properties/json_schema/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema152.properties.json_schema.type,parentSchema:schema152.properties.json_schema,data:data3};
+const err12 = {instancePath:instancePath+"/json_schema",schemaPath:"#/$defs/JsonSchemaResponseFormat/properties/json_schema/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema167.properties.json_schema.type,parentSchema:schema167.properties.json_schema,data:data3};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -13084,7 +15216,7 @@ if(data.name !== undefined){
 let data4 = data.name;
 if(typeof data4 === "string"){
 if(func1(data4) < 1){
-const err13 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/JsonSchemaResponseFormat/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema152.properties.name,data:data4};
+const err13 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/JsonSchemaResponseFormat/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema167.properties.name,data:data4};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -13095,7 +15227,7 @@ errors++;
 }
 }
 else {
-const err14 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/JsonSchemaResponseFormat/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema152.properties.name.type,parentSchema:schema152.properties.name,data:data4};
+const err14 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/JsonSchemaResponseFormat/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema167.properties.name.type,parentSchema:schema167.properties.name,data:data4};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -13108,7 +15240,7 @@ errors++;
 if(data.description !== undefined){
 let data5 = data.description;
 if(typeof data5 !== "string"){
-const err15 = {instancePath:instancePath+"/description",schemaPath:"#/$defs/JsonSchemaResponseFormat/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema152.properties.description.type,parentSchema:schema152.properties.description,data:data5};
+const err15 = {instancePath:instancePath+"/description",schemaPath:"#/$defs/JsonSchemaResponseFormat/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema167.properties.description.type,parentSchema:schema167.properties.description,data:data5};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -13121,7 +15253,7 @@ errors++;
 if(data.strict !== undefined){
 let data6 = data.strict;
 if(typeof data6 !== "boolean"){
-const err16 = {instancePath:instancePath+"/strict",schemaPath:"#/$defs/JsonSchemaResponseFormat/properties/strict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema152.properties.strict.type,parentSchema:schema152.properties.strict,data:data6};
+const err16 = {instancePath:instancePath+"/strict",schemaPath:"#/$defs/JsonSchemaResponseFormat/properties/strict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema167.properties.strict.type,parentSchema:schema167.properties.strict,data:data6};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -13133,7 +15265,7 @@ errors++;
 }
 }
 else {
-const err17 = {instancePath,schemaPath:"#/$defs/JsonSchemaResponseFormat/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema152.type,parentSchema:schema152,data};
+const err17 = {instancePath,schemaPath:"#/$defs/JsonSchemaResponseFormat/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema167.type,parentSchema:schema167,data};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -13147,7 +15279,7 @@ props0 = true;
 }
 }
 else {
-const err18 = {instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf",schema:schema149.discriminator,parentSchema:schema149,data};
+const err18 = {instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf",schema:schema164.discriminator,parentSchema:schema164,data};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -13158,7 +15290,7 @@ errors++;
 }
 }
 else {
-const err19 = {instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string",schema:schema149.discriminator,parentSchema:schema149,data};
+const err19 = {instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string",schema:schema164.discriminator,parentSchema:schema164,data};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -13169,7 +15301,7 @@ errors++;
 }
 }
 else {
-const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema149.type,parentSchema:schema149,data};
+const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema164.type,parentSchema:schema164,data};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -13178,18 +15310,18 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate157.errors = vErrors;
+validate169.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate157.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate169.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const ServerToolCallBlock = validate158;
+export const ServerToolCallBlock = validate170;
 
-function validate158(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate158.evaluated;
+const evaluated0 = validate170.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13458,17 +15590,17 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate158.errors = vErrors;
+validate170.errors = vErrors;
 return errors === 0;
 }
-validate158.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate170.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const ServerToolResultBlock = validate159;
+export const ServerToolResultBlock = validate171;
 
-function validate159(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate171(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate159.evaluated;
+const evaluated0 = validate171.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13735,17 +15867,17 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate159.errors = vErrors;
+validate171.errors = vErrors;
 return errors === 0;
 }
-validate159.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate171.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const SystemMessage = validate160;
+export const SystemMessage = validate172;
 
-function validate160(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate172(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate160.evaluated;
+const evaluated0 = validate172.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13808,7 +15940,7 @@ if(data.id !== undefined){
 let data2 = data.id;
 if(typeof data2 === "string"){
 if(func1(data2) < 1){
-const err4 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema107,data:data2};
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema122,data:data2};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -13819,7 +15951,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema107.type,parentSchema:schema107,data:data2};
+const err5 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema122.type,parentSchema:schema122,data:data2};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -13833,7 +15965,7 @@ if(data.name !== undefined){
 let data3 = data.name;
 if(typeof data3 === "string"){
 if(func1(data3) < 1){
-const err6 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ParticipantName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema108,data:data3};
+const err6 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ParticipantName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema123,data:data3};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -13844,7 +15976,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ParticipantName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema108.type,parentSchema:schema108,data:data3};
+const err7 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ParticipantName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema123.type,parentSchema:schema123,data:data3};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -13895,17 +16027,17 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate160.errors = vErrors;
+validate172.errors = vErrors;
 return errors === 0;
 }
-validate160.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate172.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const TextBlock = validate162;
+export const TextBlock = validate174;
 
-function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate174(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate162.evaluated;
+const evaluated0 = validate174.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14144,17 +16276,17 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate162.errors = vErrors;
+validate174.errors = vErrors;
 return errors === 0;
 }
-validate162.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate174.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const TextResponseFormat = validate164;
+export const TextResponseFormat = validate176;
 
-function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate176(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate164.evaluated;
+const evaluated0 = validate176.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14163,7 +16295,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema150.required,parentSchema:schema150,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema165.required,parentSchema:schema165,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -14174,7 +16306,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(key0 === "type")){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema150,data};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema165,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -14187,7 +16319,7 @@ errors++;
 if(data.type !== undefined){
 let data0 = data.type;
 if("text" !== data0){
-const err2 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "text"},message:"must be equal to constant",schema:"text",parentSchema:schema150.properties.type,data:data0};
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "text"},message:"must be equal to constant",schema:"text",parentSchema:schema165.properties.type,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -14199,7 +16331,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema150.type,parentSchema:schema150,data};
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema165.type,parentSchema:schema165,data};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -14208,17 +16340,17 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate164.errors = vErrors;
+validate176.errors = vErrors;
 return errors === 0;
 }
-validate164.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate176.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const TokenCount = validate165;
+export const TokenCount = validate177;
 
-function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate177(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate165.evaluated;
+const evaluated0 = validate177.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14226,7 +16358,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))){
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema119.type,parentSchema:schema119,data};
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema134.type,parentSchema:schema134,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -14237,7 +16369,7 @@ errors++;
 }
 if((typeof data == "number") && (isFinite(data))){
 if(data < 0 || isNaN(data)){
-const err1 = {instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema119,data};
+const err1 = {instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema134,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -14247,17 +16379,17 @@ vErrors.push(err1);
 errors++;
 }
 }
-validate165.errors = vErrors;
+validate177.errors = vErrors;
 return errors === 0;
 }
-validate165.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate177.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const ToolCall = validate166;
+export const ToolCall = validate178;
 
-function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate178(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate166.evaluated;
+const evaluated0 = validate178.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14266,7 +16398,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema113.required,parentSchema:schema113,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema128.required,parentSchema:schema128,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -14276,7 +16408,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.name === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema113.required,parentSchema:schema113,data};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema128.required,parentSchema:schema128,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -14286,7 +16418,7 @@ vErrors.push(err1);
 errors++;
 }
 if(data.arguments === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "arguments"},message:"must have required property '"+"arguments"+"'",schema:schema113.required,parentSchema:schema113,data};
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "arguments"},message:"must have required property '"+"arguments"+"'",schema:schema128.required,parentSchema:schema128,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -14297,7 +16429,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(((((key0 === "id") || (key0 === "name")) || (key0 === "arguments")) || (key0 === "index")) || (key0 === "extras"))){
-const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema113,data};
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema128,data};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -14311,7 +16443,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
 if(func1(data0) < 1){
-const err4 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/ToolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema114,data:data0};
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/ToolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema129,data:data0};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -14322,7 +16454,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema114.type,parentSchema:schema114,data:data0};
+const err5 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema129.type,parentSchema:schema129,data:data0};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -14336,7 +16468,7 @@ if(data.name !== undefined){
 let data1 = data.name;
 if(typeof data1 === "string"){
 if(func1(data1) < 1){
-const err6 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema115,data:data1};
+const err6 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema130,data:data1};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -14347,7 +16479,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema115.type,parentSchema:schema115,data:data1};
+const err7 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema130.type,parentSchema:schema130,data:data1};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -14362,7 +16494,7 @@ let data2 = data.arguments;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err8 = {instancePath:instancePath+"/arguments",schemaPath:"#/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema113.properties.arguments.type,parentSchema:schema113.properties.arguments,data:data2};
+const err8 = {instancePath:instancePath+"/arguments",schemaPath:"#/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema128.properties.arguments.type,parentSchema:schema128.properties.arguments,data:data2};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -14375,7 +16507,7 @@ errors++;
 if(data.index !== undefined){
 let data3 = data.index;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err9 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema113.properties.index.type,parentSchema:schema113.properties.index,data:data3};
+const err9 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema128.properties.index.type,parentSchema:schema128.properties.index,data:data3};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -14386,7 +16518,7 @@ errors++;
 }
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-const err10 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema113.properties.index,data:data3};
+const err10 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema128.properties.index,data:data3};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -14402,7 +16534,7 @@ let data4 = data.extras;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-const err11 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema113.properties.extras.type,parentSchema:schema113.properties.extras,data:data4};
+const err11 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema128.properties.extras.type,parentSchema:schema128.properties.extras,data:data4};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -14414,7 +16546,7 @@ errors++;
 }
 }
 else {
-const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema113.type,parentSchema:schema113,data};
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema128.type,parentSchema:schema128,data};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -14423,17 +16555,17 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate166.errors = vErrors;
+validate178.errors = vErrors;
 return errors === 0;
 }
-validate166.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate178.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const ToolCallChunk = validate167;
+export const ToolCallChunk = validate179;
 
-function validate167(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate179(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate167.evaluated;
+const evaluated0 = validate179.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14443,7 +16575,7 @@ evaluated0.items = undefined;
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!(((((key0 === "id") || (key0 === "name")) || (key0 === "arguments")) || (key0 === "index")) || (key0 === "extras"))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema161,data};
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema176,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -14457,7 +16589,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
 if(func1(data0) < 1){
-const err1 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/ToolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema114,data:data0};
+const err1 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/ToolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema129,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -14468,7 +16600,7 @@ errors++;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema114.type,parentSchema:schema114,data:data0};
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema129.type,parentSchema:schema129,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -14481,7 +16613,7 @@ errors++;
 if(data.name !== undefined){
 let data1 = data.name;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema161.properties.name.type,parentSchema:schema161.properties.name,data:data1};
+const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema176.properties.name.type,parentSchema:schema176.properties.name,data:data1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -14494,7 +16626,7 @@ errors++;
 if(data.arguments !== undefined){
 let data2 = data.arguments;
 if(typeof data2 !== "string"){
-const err4 = {instancePath:instancePath+"/arguments",schemaPath:"#/properties/arguments/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema161.properties.arguments.type,parentSchema:schema161.properties.arguments,data:data2};
+const err4 = {instancePath:instancePath+"/arguments",schemaPath:"#/properties/arguments/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema176.properties.arguments.type,parentSchema:schema176.properties.arguments,data:data2};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -14507,7 +16639,7 @@ errors++;
 if(data.index !== undefined){
 let data3 = data.index;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err5 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema161.properties.index.type,parentSchema:schema161.properties.index,data:data3};
+const err5 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema176.properties.index.type,parentSchema:schema176.properties.index,data:data3};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -14518,7 +16650,7 @@ errors++;
 }
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-const err6 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema161.properties.index,data:data3};
+const err6 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema176.properties.index,data:data3};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -14534,7 +16666,7 @@ let data4 = data.extras;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-const err7 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema161.properties.extras.type,parentSchema:schema161.properties.extras,data:data4};
+const err7 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema176.properties.extras.type,parentSchema:schema176.properties.extras,data:data4};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -14546,7 +16678,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema161.type,parentSchema:schema161,data};
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema176.type,parentSchema:schema176,data};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -14555,17 +16687,17 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate167.errors = vErrors;
+validate179.errors = vErrors;
 return errors === 0;
 }
-validate167.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate179.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const ToolCallId = validate168;
+export const ToolCallId = validate180;
 
-function validate168(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate180(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate168.evaluated;
+const evaluated0 = validate180.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14574,7 +16706,7 @@ evaluated0.items = undefined;
 }
 if(typeof data === "string"){
 if(func1(data) < 1){
-const err0 = {instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema114,data};
+const err0 = {instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema129,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -14585,7 +16717,7 @@ errors++;
 }
 }
 else {
-const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema114.type,parentSchema:schema114,data};
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema129.type,parentSchema:schema129,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -14594,17 +16726,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate168.errors = vErrors;
+validate180.errors = vErrors;
 return errors === 0;
 }
-validate168.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate180.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const ToolChoice = validate169;
+export const ToolChoice = validate181;
 
-function validate169(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate181(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate169.evaluated;
+const evaluated0 = validate181.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14617,7 +16749,7 @@ if(typeof tag0 == "string"){
 if(tag0 === "auto"){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err0 = {instancePath,schemaPath:"#/$defs/AutoToolChoice/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema145.required,parentSchema:schema145,data};
+const err0 = {instancePath,schemaPath:"#/$defs/AutoToolChoice/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema160.required,parentSchema:schema160,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -14628,7 +16760,7 @@ errors++;
 }
 for(const key0 in data){
 if(!((key0 === "type") || (key0 === "parallel"))){
-const err1 = {instancePath,schemaPath:"#/$defs/AutoToolChoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema145,data};
+const err1 = {instancePath,schemaPath:"#/$defs/AutoToolChoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema160,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -14641,7 +16773,7 @@ errors++;
 if(data.type !== undefined){
 let data0 = data.type;
 if("auto" !== data0){
-const err2 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/AutoToolChoice/properties/type/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema145.properties.type,data:data0};
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/AutoToolChoice/properties/type/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema160.properties.type,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -14654,7 +16786,7 @@ errors++;
 if(data.parallel !== undefined){
 let data1 = data.parallel;
 if(typeof data1 !== "boolean"){
-const err3 = {instancePath:instancePath+"/parallel",schemaPath:"#/$defs/AutoToolChoice/properties/parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema145.properties.parallel.type,parentSchema:schema145.properties.parallel,data:data1};
+const err3 = {instancePath:instancePath+"/parallel",schemaPath:"#/$defs/AutoToolChoice/properties/parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema160.properties.parallel.type,parentSchema:schema160.properties.parallel,data:data1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -14666,7 +16798,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath,schemaPath:"#/$defs/AutoToolChoice/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema145.type,parentSchema:schema145,data};
+const err4 = {instancePath,schemaPath:"#/$defs/AutoToolChoice/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema160.type,parentSchema:schema160,data};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -14680,7 +16812,7 @@ var props0 = true;
 else if(tag0 === "none"){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err5 = {instancePath,schemaPath:"#/$defs/NoneToolChoice/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema146.required,parentSchema:schema146,data};
+const err5 = {instancePath,schemaPath:"#/$defs/NoneToolChoice/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema161.required,parentSchema:schema161,data};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -14691,7 +16823,7 @@ errors++;
 }
 for(const key1 in data){
 if(!(key1 === "type")){
-const err6 = {instancePath,schemaPath:"#/$defs/NoneToolChoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema146,data};
+const err6 = {instancePath,schemaPath:"#/$defs/NoneToolChoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema161,data};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -14704,7 +16836,7 @@ errors++;
 if(data.type !== undefined){
 let data2 = data.type;
 if("none" !== data2){
-const err7 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/NoneToolChoice/properties/type/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema146.properties.type,data:data2};
+const err7 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/NoneToolChoice/properties/type/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema161.properties.type,data:data2};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -14716,7 +16848,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/$defs/NoneToolChoice/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema146.type,parentSchema:schema146,data};
+const err8 = {instancePath,schemaPath:"#/$defs/NoneToolChoice/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema161.type,parentSchema:schema161,data};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -14732,7 +16864,7 @@ props0 = true;
 else if(tag0 === "required"){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err9 = {instancePath,schemaPath:"#/$defs/RequiredToolChoice/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema147.required,parentSchema:schema147,data};
+const err9 = {instancePath,schemaPath:"#/$defs/RequiredToolChoice/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema162.required,parentSchema:schema162,data};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -14743,7 +16875,7 @@ errors++;
 }
 for(const key2 in data){
 if(!((key2 === "type") || (key2 === "parallel"))){
-const err10 = {instancePath,schemaPath:"#/$defs/RequiredToolChoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema147,data};
+const err10 = {instancePath,schemaPath:"#/$defs/RequiredToolChoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema162,data};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -14756,7 +16888,7 @@ errors++;
 if(data.type !== undefined){
 let data3 = data.type;
 if("required" !== data3){
-const err11 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/RequiredToolChoice/properties/type/const",keyword:"const",params:{allowedValue: "required"},message:"must be equal to constant",schema:"required",parentSchema:schema147.properties.type,data:data3};
+const err11 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/RequiredToolChoice/properties/type/const",keyword:"const",params:{allowedValue: "required"},message:"must be equal to constant",schema:"required",parentSchema:schema162.properties.type,data:data3};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -14769,7 +16901,7 @@ errors++;
 if(data.parallel !== undefined){
 let data4 = data.parallel;
 if(typeof data4 !== "boolean"){
-const err12 = {instancePath:instancePath+"/parallel",schemaPath:"#/$defs/RequiredToolChoice/properties/parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema147.properties.parallel.type,parentSchema:schema147.properties.parallel,data:data4};
+const err12 = {instancePath:instancePath+"/parallel",schemaPath:"#/$defs/RequiredToolChoice/properties/parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema162.properties.parallel.type,parentSchema:schema162.properties.parallel,data:data4};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -14781,7 +16913,7 @@ errors++;
 }
 }
 else {
-const err13 = {instancePath,schemaPath:"#/$defs/RequiredToolChoice/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema147.type,parentSchema:schema147,data};
+const err13 = {instancePath,schemaPath:"#/$defs/RequiredToolChoice/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema162.type,parentSchema:schema162,data};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -14795,8 +16927,8 @@ props0 = true;
 }
 }
 else if(tag0 === "tool"){
-if(!(validate80(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
+if(!(validate86(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -14804,8 +16936,8 @@ props0 = true;
 }
 }
 else if(tag0 === "allowed"){
-if(!(validate81(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
+if(!(validate87(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate87.errors : vErrors.concat(validate87.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -14813,7 +16945,7 @@ props0 = true;
 }
 }
 else {
-const err14 = {instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf",schema:schema140.discriminator,parentSchema:schema140,data};
+const err14 = {instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf",schema:schema155.discriminator,parentSchema:schema155,data};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -14824,7 +16956,7 @@ errors++;
 }
 }
 else {
-const err15 = {instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string",schema:schema140.discriminator,parentSchema:schema140,data};
+const err15 = {instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string",schema:schema155.discriminator,parentSchema:schema155,data};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -14835,7 +16967,7 @@ errors++;
 }
 }
 else {
-const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema140.type,parentSchema:schema140,data};
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema155.type,parentSchema:schema155,data};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -14844,18 +16976,18 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate169.errors = vErrors;
+validate181.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate169.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate181.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const ToolDefinition = validate172;
+export const ToolDefinition = validate184;
 
-function validate172(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate184(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate172.evaluated;
+const evaluated0 = validate184.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14864,7 +16996,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema138.required,parentSchema:schema138,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema153.required,parentSchema:schema153,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -14874,7 +17006,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.parameters === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "parameters"},message:"must have required property '"+"parameters"+"'",schema:schema138.required,parentSchema:schema138,data};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "parameters"},message:"must have required property '"+"parameters"+"'",schema:schema153.required,parentSchema:schema153,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -14885,7 +17017,7 @@ errors++;
 }
 for(const key0 in data){
 if(!((((((key0 === "name") || (key0 === "description")) || (key0 === "parameters")) || (key0 === "strict")) || (key0 === "provider")) || (key0 === "extras"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema138,data};
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema153,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -14899,7 +17031,7 @@ if(data.name !== undefined){
 let data0 = data.name;
 if(typeof data0 === "string"){
 if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema115,data:data0};
+const err3 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema130,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -14910,7 +17042,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema115.type,parentSchema:schema115,data:data0};
+const err4 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema130.type,parentSchema:schema130,data:data0};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -14923,7 +17055,7 @@ errors++;
 if(data.description !== undefined){
 let data1 = data.description;
 if(typeof data1 !== "string"){
-const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema138.properties.description.type,parentSchema:schema138.properties.description,data:data1};
+const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema153.properties.description.type,parentSchema:schema153.properties.description,data:data1};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -14938,7 +17070,7 @@ let data2 = data.parameters;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err6 = {instancePath:instancePath+"/parameters",schemaPath:"#/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema138.properties.parameters.type,parentSchema:schema138.properties.parameters,data:data2};
+const err6 = {instancePath:instancePath+"/parameters",schemaPath:"#/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema153.properties.parameters.type,parentSchema:schema153.properties.parameters,data:data2};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -14951,7 +17083,7 @@ errors++;
 if(data.strict !== undefined){
 let data3 = data.strict;
 if(typeof data3 !== "boolean"){
-const err7 = {instancePath:instancePath+"/strict",schemaPath:"#/properties/strict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema138.properties.strict.type,parentSchema:schema138.properties.strict,data:data3};
+const err7 = {instancePath:instancePath+"/strict",schemaPath:"#/properties/strict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema153.properties.strict.type,parentSchema:schema153.properties.strict,data:data3};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -14965,7 +17097,7 @@ if(data.provider !== undefined){
 let data4 = data.provider;
 if(typeof data4 === "string"){
 if(func1(data4) < 1){
-const err8 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema138.properties.provider,data:data4};
+const err8 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema153.properties.provider,data:data4};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -14976,7 +17108,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema138.properties.provider.type,parentSchema:schema138.properties.provider,data:data4};
+const err9 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema153.properties.provider.type,parentSchema:schema153.properties.provider,data:data4};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -14991,7 +17123,7 @@ let data5 = data.extras;
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 }
 else {
-const err10 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema138.properties.extras.type,parentSchema:schema138.properties.extras,data:data5};
+const err10 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema153.properties.extras.type,parentSchema:schema153.properties.extras,data:data5};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -15003,7 +17135,7 @@ errors++;
 }
 }
 else {
-const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema138.type,parentSchema:schema138,data};
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema153.type,parentSchema:schema153,data};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -15012,17 +17144,17 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate172.errors = vErrors;
+validate184.errors = vErrors;
 return errors === 0;
 }
-validate172.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate184.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const ToolMessage = validate173;
+export const ToolMessage = validate185;
 
-function validate173(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate185(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate173.evaluated;
+const evaluated0 = validate185.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15031,7 +17163,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.role === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "role"},message:"must have required property '"+"role"+"'",schema:schema134.required,parentSchema:schema134,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "role"},message:"must have required property '"+"role"+"'",schema:schema149.required,parentSchema:schema149,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -15041,7 +17173,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.tool_call_id === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tool_call_id"},message:"must have required property '"+"tool_call_id"+"'",schema:schema134.required,parentSchema:schema134,data};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tool_call_id"},message:"must have required property '"+"tool_call_id"+"'",schema:schema149.required,parentSchema:schema149,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -15051,8 +17183,8 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data){
-if(!(func6.call(schema134.properties, key0))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema134,data};
+if(!(func6.call(schema149.properties, key0))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema149,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -15065,7 +17197,7 @@ errors++;
 if(data.role !== undefined){
 let data0 = data.role;
 if("tool" !== data0){
-const err3 = {instancePath:instancePath+"/role",schemaPath:"#/properties/role/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema134.properties.role,data:data0};
+const err3 = {instancePath:instancePath+"/role",schemaPath:"#/properties/role/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema149.properties.role,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -15079,7 +17211,7 @@ if(data.tool_call_id !== undefined){
 let data1 = data.tool_call_id;
 if(typeof data1 === "string"){
 if(func1(data1) < 1){
-const err4 = {instancePath:instancePath+"/tool_call_id",schemaPath:"#/$defs/ToolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema114,data:data1};
+const err4 = {instancePath:instancePath+"/tool_call_id",schemaPath:"#/$defs/ToolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema129,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -15090,7 +17222,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/tool_call_id",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema114.type,parentSchema:schema114,data:data1};
+const err5 = {instancePath:instancePath+"/tool_call_id",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema129.type,parentSchema:schema129,data:data1};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -15109,7 +17241,7 @@ errors = vErrors.length;
 if(data.status !== undefined){
 let data3 = data.status;
 if(!((data3 === "success") || (data3 === "error"))){
-const err6 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema134.properties.status.enum},message:"must be equal to one of the allowed values",schema:schema134.properties.status.enum,parentSchema:schema134.properties.status,data:data3};
+const err6 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema149.properties.status.enum},message:"must be equal to one of the allowed values",schema:schema149.properties.status.enum,parentSchema:schema149.properties.status,data:data3};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -15123,7 +17255,7 @@ if(data.id !== undefined){
 let data4 = data.id;
 if(typeof data4 === "string"){
 if(func1(data4) < 1){
-const err7 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema107,data:data4};
+const err7 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema122,data:data4};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -15134,7 +17266,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema107.type,parentSchema:schema107,data:data4};
+const err8 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema122.type,parentSchema:schema122,data:data4};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -15148,7 +17280,7 @@ if(data.name !== undefined){
 let data5 = data.name;
 if(typeof data5 === "string"){
 if(func1(data5) < 1){
-const err9 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ParticipantName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema108,data:data5};
+const err9 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ParticipantName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema123,data:data5};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -15159,7 +17291,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ParticipantName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema108.type,parentSchema:schema108,data:data5};
+const err10 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ParticipantName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema123.type,parentSchema:schema123,data:data5};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -15174,7 +17306,7 @@ let data6 = data.metadata;
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 }
 else {
-const err11 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema134.properties.metadata.type,parentSchema:schema134.properties.metadata,data:data6};
+const err11 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema149.properties.metadata.type,parentSchema:schema149.properties.metadata,data:data6};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -15189,7 +17321,7 @@ let data7 = data.extras;
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 }
 else {
-const err12 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema134.properties.extras.type,parentSchema:schema134.properties.extras,data:data7};
+const err12 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema149.properties.extras.type,parentSchema:schema149.properties.extras,data:data7};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -15201,7 +17333,7 @@ errors++;
 }
 }
 else {
-const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema134.type,parentSchema:schema134,data};
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema149.type,parentSchema:schema149,data};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -15210,17 +17342,17 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate173.errors = vErrors;
+validate185.errors = vErrors;
 return errors === 0;
 }
-validate173.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate185.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const ToolName = validate175;
+export const ToolName = validate187;
 
-function validate175(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate187(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate175.evaluated;
+const evaluated0 = validate187.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15229,7 +17361,7 @@ evaluated0.items = undefined;
 }
 if(typeof data === "string"){
 if(func1(data) < 1){
-const err0 = {instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema115,data};
+const err0 = {instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema130,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -15240,7 +17372,7 @@ errors++;
 }
 }
 else {
-const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema115.type,parentSchema:schema115,data};
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema130.type,parentSchema:schema130,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -15249,17 +17381,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate175.errors = vErrors;
+validate187.errors = vErrors;
 return errors === 0;
 }
-validate175.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate187.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const Url = validate176;
+export const Url = validate188;
 
-function validate176(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate188(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate176.evaluated;
+const evaluated0 = validate188.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15288,17 +17420,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate176.errors = vErrors;
+validate188.errors = vErrors;
 return errors === 0;
 }
-validate176.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate188.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const Usage = validate177;
+export const Usage = validate189;
 
-function validate177(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate189(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate177.evaluated;
+const evaluated0 = validate189.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15307,7 +17439,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.input_tokens === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "input_tokens"},message:"must have required property '"+"input_tokens"+"'",schema:schema118.required,parentSchema:schema118,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "input_tokens"},message:"must have required property '"+"input_tokens"+"'",schema:schema133.required,parentSchema:schema133,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -15317,7 +17449,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.output_tokens === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "output_tokens"},message:"must have required property '"+"output_tokens"+"'",schema:schema118.required,parentSchema:schema118,data};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "output_tokens"},message:"must have required property '"+"output_tokens"+"'",schema:schema133.required,parentSchema:schema133,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -15327,7 +17459,7 @@ vErrors.push(err1);
 errors++;
 }
 if(data.total_tokens === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "total_tokens"},message:"must have required property '"+"total_tokens"+"'",schema:schema118.required,parentSchema:schema118,data};
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "total_tokens"},message:"must have required property '"+"total_tokens"+"'",schema:schema133.required,parentSchema:schema133,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -15338,7 +17470,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(((((key0 === "input_tokens") || (key0 === "output_tokens")) || (key0 === "total_tokens")) || (key0 === "input_token_details")) || (key0 === "output_token_details"))){
-const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema118,data};
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema133,data};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -15351,7 +17483,7 @@ errors++;
 if(data.input_tokens !== undefined){
 let data0 = data.input_tokens;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-const err4 = {instancePath:instancePath+"/input_tokens",schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema119.type,parentSchema:schema119,data:data0};
+const err4 = {instancePath:instancePath+"/input_tokens",schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema134.type,parentSchema:schema134,data:data0};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -15362,7 +17494,7 @@ errors++;
 }
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 0 || isNaN(data0)){
-const err5 = {instancePath:instancePath+"/input_tokens",schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema119,data:data0};
+const err5 = {instancePath:instancePath+"/input_tokens",schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema134,data:data0};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -15376,7 +17508,7 @@ errors++;
 if(data.output_tokens !== undefined){
 let data1 = data.output_tokens;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-const err6 = {instancePath:instancePath+"/output_tokens",schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema119.type,parentSchema:schema119,data:data1};
+const err6 = {instancePath:instancePath+"/output_tokens",schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema134.type,parentSchema:schema134,data:data1};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -15387,7 +17519,7 @@ errors++;
 }
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-const err7 = {instancePath:instancePath+"/output_tokens",schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema119,data:data1};
+const err7 = {instancePath:instancePath+"/output_tokens",schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema134,data:data1};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -15401,7 +17533,7 @@ errors++;
 if(data.total_tokens !== undefined){
 let data2 = data.total_tokens;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-const err8 = {instancePath:instancePath+"/total_tokens",schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema119.type,parentSchema:schema119,data:data2};
+const err8 = {instancePath:instancePath+"/total_tokens",schemaPath:"#/$defs/TokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema134.type,parentSchema:schema134,data:data2};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -15412,7 +17544,7 @@ errors++;
 }
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-const err9 = {instancePath:instancePath+"/total_tokens",schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema119,data:data2};
+const err9 = {instancePath:instancePath+"/total_tokens",schemaPath:"#/$defs/TokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema134,data:data2};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -15424,20 +17556,20 @@ errors++;
 }
 }
 if(data.input_token_details !== undefined){
-if(!(validate65(data.input_token_details, {instancePath:instancePath+"/input_token_details",parentData:data,parentDataProperty:"input_token_details",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+if(!(validate71(data.input_token_details, {instancePath:instancePath+"/input_token_details",parentData:data,parentDataProperty:"input_token_details",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
 errors = vErrors.length;
 }
 }
 if(data.output_token_details !== undefined){
-if(!(validate67(data.output_token_details, {instancePath:instancePath+"/output_token_details",parentData:data,parentDataProperty:"output_token_details",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
+if(!(validate73(data.output_token_details, {instancePath:instancePath+"/output_token_details",parentData:data,parentDataProperty:"output_token_details",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema118.type,parentSchema:schema118,data};
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema133.type,parentSchema:schema133,data};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -15446,17 +17578,17 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate177.errors = vErrors;
+validate189.errors = vErrors;
 return errors === 0;
 }
-validate177.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate189.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const UserMessage = validate180;
+export const UserMessage = validate192;
 
-function validate180(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate192(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate180.evaluated;
+const evaluated0 = validate192.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15465,7 +17597,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.role === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "role"},message:"must have required property '"+"role"+"'",schema:schema109.required,parentSchema:schema109,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "role"},message:"must have required property '"+"role"+"'",schema:schema124.required,parentSchema:schema124,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -15475,7 +17607,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.content === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "content"},message:"must have required property '"+"content"+"'",schema:schema109.required,parentSchema:schema109,data};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "content"},message:"must have required property '"+"content"+"'",schema:schema124.required,parentSchema:schema124,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -15486,7 +17618,7 @@ errors++;
 }
 for(const key0 in data){
 if(!((((((key0 === "role") || (key0 === "content")) || (key0 === "id")) || (key0 === "name")) || (key0 === "metadata")) || (key0 === "extras"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema109,data};
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema124,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -15499,7 +17631,7 @@ errors++;
 if(data.role !== undefined){
 let data0 = data.role;
 if("user" !== data0){
-const err3 = {instancePath:instancePath+"/role",schemaPath:"#/properties/role/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema109.properties.role,data:data0};
+const err3 = {instancePath:instancePath+"/role",schemaPath:"#/properties/role/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema124.properties.role,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -15519,7 +17651,7 @@ if(data.id !== undefined){
 let data2 = data.id;
 if(typeof data2 === "string"){
 if(func1(data2) < 1){
-const err4 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema107,data:data2};
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema122,data:data2};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -15530,7 +17662,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema107.type,parentSchema:schema107,data:data2};
+const err5 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema122.type,parentSchema:schema122,data:data2};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -15544,7 +17676,7 @@ if(data.name !== undefined){
 let data3 = data.name;
 if(typeof data3 === "string"){
 if(func1(data3) < 1){
-const err6 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ParticipantName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema108,data:data3};
+const err6 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ParticipantName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema123,data:data3};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -15555,7 +17687,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ParticipantName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema108.type,parentSchema:schema108,data:data3};
+const err7 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ParticipantName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema123.type,parentSchema:schema123,data:data3};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -15570,7 +17702,7 @@ let data4 = data.metadata;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-const err8 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema109.properties.metadata.type,parentSchema:schema109.properties.metadata,data:data4};
+const err8 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema124.properties.metadata.type,parentSchema:schema124.properties.metadata,data:data4};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -15585,7 +17717,7 @@ let data5 = data.extras;
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 }
 else {
-const err9 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema109.properties.extras.type,parentSchema:schema109.properties.extras,data:data5};
+const err9 = {instancePath:instancePath+"/extras",schemaPath:"#/properties/extras/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema124.properties.extras.type,parentSchema:schema124.properties.extras,data:data5};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -15597,7 +17729,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema109.type,parentSchema:schema109,data};
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema124.type,parentSchema:schema124,data};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -15606,17 +17738,17 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate180.errors = vErrors;
+validate192.errors = vErrors;
 return errors === 0;
 }
-validate180.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate192.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const VideoBlock = validate182;
+export const VideoBlock = validate194;
 
-function validate182(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate194(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate182.evaluated;
+const evaluated0 = validate194.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15981,7 +18113,7 @@ vErrors.push(err26);
 }
 errors++;
 }
-validate182.errors = vErrors;
+validate194.errors = vErrors;
 return errors === 0;
 }
-validate182.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate194.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

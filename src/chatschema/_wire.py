@@ -56,6 +56,7 @@ __all__ = [
     "MessageBase",
     "ModelValidationError",
     "Omittable",
+    "EmbeddedResourceBlock",
     "SourcedBlock",
     "TaggedModel",
     "UsageBase",
@@ -349,6 +350,7 @@ class SourcedBlock(WireModel):
     """
 
     __cs_sources__: ClassVar[tuple[str, ...]] = ()
+    __cs_base64_needs_mime__: ClassVar[bool] = True
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
@@ -366,13 +368,23 @@ class SourcedBlock(WireModel):
                 "needs one of the sources {sources}",
                 {"sources": ", ".join(self.__cs_sources__)},
             )
-        if values.get("base64") is not None and values.get("mime_type") is None:
+        if (
+            self.__cs_base64_needs_mime__
+            and values.get("base64") is not None
+            and values.get("mime_type") is None
+        ):
             raise PydanticCustomError(
                 "dependentRequired",
                 "`base64` data requires `mime_type`",
                 {"property": "mime_type"},
             )
         return self
+
+
+class EmbeddedResourceBlock(SourcedBlock):
+    """Base of the embedded resource block: ``text`` or ``base64``, a media type optional."""
+
+    __cs_base64_needs_mime__: ClassVar[bool] = False
 
 
 class ChunkBase(TaggedModel):

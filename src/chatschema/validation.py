@@ -489,7 +489,12 @@ class _Walk:
             sources = getattr(model, "__cs_sources__", ())
             if sources and not any(name in node for name in sources):
                 yield Problem(pointer, "anyOf", f"needs one of the sources {', '.join(sources)}")
-            if sources and "base64" in node and "mime_type" not in node:
+            if (
+                sources
+                and getattr(model, "__cs_base64_needs_mime__", True)
+                and "base64" in node
+                and "mime_type" not in node
+            ):
                 yield Problem(
                     f"{pointer}/mime_type",
                     "dependentRequired",

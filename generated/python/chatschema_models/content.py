@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field
 from typing_extensions import TypeAliasType
 
-from chatschema._wire import Omittable, SourcedBlock, TaggedModel, WireModel
+from chatschema._wire import EmbeddedResourceBlock, Omittable, SourcedBlock, TaggedModel, WireModel
 
 
 class AudioBlock(SourcedBlock):
@@ -140,6 +140,60 @@ class Citation(WireModel):
     extras: Omittable[dict[str, Any]] = None
     """
     Provider-specific citation data (document index, page numbers, encrypted index ...).
+    """
+
+
+class CompactionBlock(WireModel):
+    """
+    An opaque summary of earlier turns that a provider made to shorten the context (Anthropic `compaction` block, OpenAI Responses `compaction` item). Replayed unchanged to the provider that made it; for another target it is left out under the unsupported-content policy, or sent as its readable `text` when asked (`compaction='summary'`).
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    type: Literal["compaction"] = "compaction"
+    """
+    Block tag.
+    """
+    text: Omittable[str] = None
+    """
+    The readable summary of the compacted turns, when the provider gives one.
+    """
+    encrypted_content: Omittable[str] = None
+    """
+    The opaque compacted context, passed back unchanged and never shown.
+    """
+    signature: Omittable[str] = None
+    """
+    Opaque signature over the summary, passed back unchanged.
+    """
+    provider: Annotated[Omittable[str], Field(min_length=1)] = None
+    """
+    Wire format that produced the block; its opaque fields are only replayed to it.
+    """
+    model: Annotated[Omittable[str], Field(min_length=1)] = None
+    """
+    Model that produced the block, as the provider named it; under `replay='same_model'` it is only replayed to it.
+    """
+    endpoint: Annotated[Omittable[str], Field(min_length=1)] = None
+    """
+    Endpoint or deployment that produced the block, where the response or the client names one.
+    """
+    id: Omittable[BlockId] = None
+    """
+    Identifier of the compaction (the OpenAI Responses item id).
+    """
+    index: Omittable[BlockIndex] = None
+    """
+    Streaming position of the block.
+    """
+    extras: Omittable[dict[str, Any]] = None
+    """
+    Provider-specific data.
+    """
+    cache_control: Omittable[CacheControl] = None
+    """
+    Prompt-cache breakpoint after this block.
     """
 
 
@@ -435,6 +489,14 @@ class ReasoningBlock(WireModel):
     """
     Wire format that produced the opaque fields (`openai_chat`, `openai_responses`, `anthropic`, `gemini` or another name); they are only replayed to it.
     """
+    model: Annotated[Omittable[str], Field(min_length=1)] = None
+    """
+    Model that produced the opaque fields, as the provider named it; under `replay='same_model'` they are only replayed to it.
+    """
+    endpoint: Annotated[Omittable[str], Field(min_length=1)] = None
+    """
+    Endpoint or deployment that produced the opaque fields (an Azure deployment, a base URL, a region), where the response or the client names one.
+    """
     id: Omittable[BlockId] = None
     """
     Identifier of the reasoning (the OpenAI Responses reasoning item id).
@@ -480,6 +542,106 @@ class RefusalBlock(WireModel):
     extras: Omittable[dict[str, Any]] = None
     """
     Provider-specific data.
+    """
+    cache_control: Omittable[CacheControl] = None
+    """
+    Prompt-cache breakpoint after this block.
+    """
+
+
+class ResourceBlock(EmbeddedResourceBlock):
+    """
+    A resource embedded with its content (an MCP embedded `resource`): its URI and its `text` or its bytes as `base64`. MCP `annotations` and `_meta` are kept in `extras['mcp']`.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    type: Literal["resource"] = "resource"
+    """
+    Block tag.
+    """
+    uri: Annotated[str, Field(min_length=1)]
+    """
+    URI of the resource.
+    """
+    text: Omittable[str] = None
+    """
+    The resource's content, when it is text.
+    """
+    base64: Omittable[Base64Data] = None
+    """
+    The resource's bytes, when it is binary.
+    """
+    mime_type: Omittable[MimeType] = None
+    """
+    Media type of the content, when known.
+    """
+    id: Omittable[BlockId] = None
+    """
+    Identifier of the block.
+    """
+    index: Omittable[BlockIndex] = None
+    """
+    Streaming position of the block.
+    """
+    extras: Omittable[dict[str, Any]] = None
+    """
+    Provider-specific data; `extras['mcp']` holds MCP `annotations` and `_meta` (of the block and of the resource).
+    """
+    cache_control: Omittable[CacheControl] = None
+    """
+    Prompt-cache breakpoint after this block.
+    """
+
+
+class ResourceLinkBlock(WireModel):
+    """
+    A link to a resource the model or the application may read (an MCP `resource_link`): its URI and what is known about it, not its content. MCP `annotations` and `_meta` are kept in `extras['mcp']`.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    type: Literal["resource_link"] = "resource_link"
+    """
+    Block tag.
+    """
+    uri: Annotated[str, Field(min_length=1)]
+    """
+    URI of the resource (`file:`, `https:` or an application scheme).
+    """
+    name: Omittable[str] = None
+    """
+    Name of the resource (for MCP, its programmatic identifier).
+    """
+    title: Omittable[str] = None
+    """
+    Human-readable title of the resource.
+    """
+    description: Omittable[str] = None
+    """
+    What the resource is.
+    """
+    mime_type: Omittable[MimeType] = None
+    """
+    Media type of the resource, when known.
+    """
+    size: Annotated[Omittable[int], Field(ge=0)] = None
+    """
+    Size of the resource in bytes, when known.
+    """
+    id: Omittable[BlockId] = None
+    """
+    Identifier of the block.
+    """
+    index: Omittable[BlockIndex] = None
+    """
+    Streaming position of the block.
+    """
+    extras: Omittable[dict[str, Any]] = None
+    """
+    Provider-specific data; `extras['mcp']` holds MCP `annotations` and `_meta`.
     """
     cache_control: Omittable[CacheControl] = None
     """
@@ -684,6 +846,9 @@ ContentBlock = TypeAliasType(
         | PlainTextBlock
         | ServerToolCallBlock
         | ServerToolResultBlock
+        | CompactionBlock
+        | ResourceLinkBlock
+        | ResourceBlock
         | NonStandardBlock,
         Field(discriminator="type", title="ContentBlock"),
     ],
@@ -700,6 +865,7 @@ __all__ = [
     "BlockIndex",
     "CacheControl",
     "Citation",
+    "CompactionBlock",
     "ContentBlock",
     "FileBlock",
     "FileId",
@@ -710,6 +876,8 @@ __all__ = [
     "PlainTextBlock",
     "ReasoningBlock",
     "RefusalBlock",
+    "ResourceBlock",
+    "ResourceLinkBlock",
     "ServerToolCallBlock",
     "ServerToolResultBlock",
     "TextBlock",
