@@ -10,6 +10,7 @@ import type {
   Conversation,
   InputTokenDetails,
   Message,
+  ResourceLinkBlock,
   TextBlock,
   ToolChoice,
   ToolMessage,
@@ -61,6 +62,12 @@ export function describeBlock(block: ContentBlock): string {
       return `[server tool ${block.name}]`;
     case "server_tool_result":
       return `[server tool result for ${block.tool_call_id}]`;
+    case "compaction":
+      return `[compacted context${block.text === undefined ? "" : `: ${block.text}`}]`;
+    case "resource_link":
+      return `[link ${block.title ?? block.name ?? block.uri}${block.size === undefined ? "" : ` (${block.size} bytes)`}]`;
+    case "resource":
+      return block.text ?? `[resource ${block.uri} ${block.mime_type ?? ""}]`;
     case "non_standard":
       return `[non-standard ${Object.keys(block.value).join(",")}]`;
     default:
@@ -145,6 +152,8 @@ export const noCallId: ToolMessage = {role: "tool", content: "done"};
 export const noTag: TextBlock = {text: "hi"};
 // @ts-expect-error: a user message needs `content`
 export const noContent: Message = {role: "user"};
+// @ts-expect-error: a resource link needs its `uri`
+export const noUri: ResourceLinkBlock = {type: "resource_link", name: "main.rs"};
 
 // Closed objects have no index signature: unknown keys are rejected.
 // @ts-expect-error: `colour` is not a property of a text block
