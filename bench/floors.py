@@ -187,8 +187,87 @@ def openai_chat(messages: list[Message]) -> Any:
     return {"messages": out}
 
 
-def openai_responses(messages: list[Message]) -> Any:
+def gemini_interactions(messages: list[Message]) -> Any:
+    """The Interactions API request (``system_instruction``, ``input`` steps) for a plain history.
+
+    Leading system messages become ``system_instruction``; a user message one
+    ``user_input`` step (text items, images by URL as ``uri``), an assistant's text one
+    ``model_output`` step and each call a ``function_call`` step, a tool result a
+    ``function_result`` step with the text as ``result``.
+    """
+    start = 0
+    system: list[str] = []
+    while start < len(messages) and messages[start].role == "system":
+        content = messages[start].content
+        system.append(content if isinstance(content, str) else "")
+        start += 1
+    steps: list[dict[str, Any]] = []
+    append = steps.append
+    message: Any  # read by role, as the codecs do
+    for message in messages[start:]:
+        role = message.role
+        content = message.content
+        if role == "tool":
+            append({"type": "function_result", "call_id": message.tool_call_id, "result": content})
+            continue
+        items: list[dict[str, Any]] = []
+        if isinstance(content, str):
+            if content or role == "user":
+                items.append({"type": "text", "text": content})
+        else:
+            for block in content:
+                if block.type == "text":
+                    items.append({"type": "text", "text": block.text})
+                elif block.type == "image":
+                    item = {"type": "image", "uri": block.url}
+                    if block.mime_type is not None:
+                        item["mime_type"] = block.mime_type
+                    items.append(item)
+        if role == "user":
+            append({"type": "user_input", "content": items})
+            continue
+        if items:
+            append({"type": "model_output", "content": items})
+        for call in message.tool_calls:
+            append(
+                {
+                    "type": "function_call",
+                    "id": call.id,
+                    "name": call.name,
+                    "arguments": call.arguments,
+                }
+            )
+    payload: dict[str, Any] = {}
+    if system:
+        payload["system_instruction"] = "\n\n".join(system)
+    payload["input"] = steps
+    return payload
+
+
+def mistral(messages: list[Message]) -> Any:
+    """The Mistral request for a plain history.
+
+    The Chat shape, tool-call ids made 9 characters ``[a-zA-Z0-9]`` (the same hash
+    ``encode`` uses, once per id).
+    """
+    from chatschema.providers.mistral import mistral_id
+
+    request = openai_chat(messages)
+    made: dict[str, str] = {}
+    for wire in request["messages"]:
+        if "tool_call_id" in wire:
+            old = wire["tool_call_id"]
+            wire["tool_call_id"] = made.get(old) or made.setdefault(old, mistral_id(old))
+        for call in wire.get("tool_calls", ()):
+            old = call["id"]
+            call["id"] = made.get(old) or made.setdefault(old, mistral_id(old))
+    return request
+
+
+def _responses(messages: list[Message], typed: bool) -> Any:
     """The Responses request (``instructions``, ``input``) for a plain history.
+
+    ``typed``: message items say ``"type": "message"``, as Open Responses wants.
 
     Leading system messages become ``instructions``; then input messages (string
     content, or ``input_text`` / ``input_image`` parts), an assistant's text as a
@@ -215,7 +294,11 @@ def openai_responses(messages: list[Message]) -> Any:
             continue
         if role == "assistant":
             if content or not message.tool_calls:
-                append({"role": "assistant", "content": content})
+                append(
+                    {"type": "message", "role": "assistant", "content": content}
+                    if typed
+                    else {"role": "assistant", "content": content}
+                )
             for call in message.tool_calls:
                 append(
                     {
@@ -227,7 +310,11 @@ def openai_responses(messages: list[Message]) -> Any:
                 )
             continue
         if isinstance(content, str):
-            append({"role": role, "content": content})
+            append(
+                {"type": "message", "role": role, "content": content}
+                if typed
+                else {"role": role, "content": content}
+            )
             continue
         parts: list[dict[str, Any]] = []
         for block in content:
@@ -236,12 +323,26 @@ def openai_responses(messages: list[Message]) -> Any:
             elif block.type == "image":
                 url = block.url or f"data:{block.mime_type};base64,{block.base64}"
                 parts.append({"type": "input_image", "image_url": url, "detail": "auto"})
-        append({"role": role, "content": parts})
+        append(
+            {"type": "message", "role": role, "content": parts}
+            if typed
+            else {"role": role, "content": parts}
+        )
     payload: dict[str, Any] = {}
     if instructions:
         payload["instructions"] = "\n".join(instructions)
     payload["input"] = items
     return payload
+
+
+def openai_responses(messages: list[Message]) -> Any:
+    """The Responses request for a plain history (:func:`_responses`)."""
+    return _responses(messages, False)
+
+
+def open_responses(messages: list[Message]) -> Any:
+    """The Open Responses request: the Responses walk with typed message items."""
+    return _responses(messages, True)
 
 
 PLAIN_TOOLS: list[dict[str, Any]] = [

@@ -53,8 +53,14 @@ CHUNK_BUILD = "chunk_build_add"
 """``acc = acc + AssistantMessageChunk(content=t)``, the chunk built inside the loop."""
 STREAM_FORMATS = ("openai_chat", "openai_responses", "anthropic", "gemini")
 """The four wire formats, by their codec's module name."""
-ENCODE_FORMATS = (*STREAM_FORMATS, "bedrock_converse")
-HTTP_FORMATS = ENCODE_FORMATS
+ENCODE_FORMATS = (
+    *STREAM_FORMATS,
+    "bedrock_converse",
+    "mistral",
+    "open_responses",
+    "gemini_interactions",
+)
+HTTP_FORMATS = (*STREAM_FORMATS, "bedrock_converse")
 """The formats whose server side (encode_response, encode_stream) is measured."""
 """The formats the plain history is encoded to, each beside its bare walk."""
 SDK_OPENAI = "sdk_openai_chat_stream"

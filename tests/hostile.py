@@ -36,6 +36,8 @@ from typing import Any
 import recorded
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
+from providers.gemini_interactions.seeds import interactions_requests, interactions_responses
+from providers.mistral.seeds import mistral_requests, mistral_responses
 
 from chatschema.errors import ChatSchemaError, ConversionError, OptionError, ValidationError
 from chatschema.providers import PROVIDERS, get_codec
@@ -280,6 +282,51 @@ def _handwritten_requests() -> dict[str, list[Any]]:
             },
             {"input": "Hello"},
         ],
+        # Open Responses: what it adds to the Responses wire object (its OpenAPI document:
+        # video only in tool outputs, no reasoning `content` in requests)
+        "open_responses": [
+            {
+                "model": "openai/gpt-oss-120b",
+                "input": [
+                    {
+                        "type": "message",
+                        "role": "user",
+                        "content": [{"type": "input_text", "text": "What happens here?"}],
+                    },
+                    {"type": "compaction", "id": "cmp_1", "encrypted_content": ENCRYPTED},
+                    {
+                        "type": "reasoning",
+                        "id": "rs_1",
+                        "summary": [{"type": "summary_text", "text": "A clip."}],
+                        "encrypted_content": ENCRYPTED,
+                    },
+                    {
+                        "type": "message",
+                        "id": "msg_1",
+                        "role": "assistant",
+                        "status": "completed",
+                        "phase": "commentary",
+                        "content": [{"type": "output_text", "text": "Looking.", "annotations": []}],
+                    },
+                    {"type": "openai:web_search_call", "id": "ws_1", "status": "completed"},
+                    {
+                        "type": "function_call",
+                        "id": "fc_1",
+                        "call_id": "call_1",
+                        "name": "frame",
+                        "arguments": '{"at":1}',
+                    },
+                    {
+                        "type": "function_call_output",
+                        "call_id": "call_1",
+                        "output": [
+                            {"type": "input_video", "video_url": "data:video/mp4;base64,AAAA"}
+                        ],
+                    },
+                ],
+                "tools": [{"type": "function", "name": "frame", "parameters": {}, "strict": False}],
+            },
+        ],
         "anthropic": [
             {
                 "system": "Be brief.",
@@ -372,6 +419,8 @@ def _handwritten_requests() -> dict[str, list[Any]]:
         ],
         "otel_genai": _otel_genai_requests(weather),
         "bedrock_converse": _bedrock_converse_requests(weather),
+        "mistral": mistral_requests(weather),
+        "gemini_interactions": interactions_requests(weather),
     }
 
 
@@ -855,6 +904,10 @@ def response_seeds(provider: str) -> list[Any]:
     """Valid responses (``decode_response`` input) of ``provider``."""
     if provider == "openai_chat":
         return _openai_chat_responses()
+    if provider == "mistral":
+        return mistral_responses()
+    if provider == "gemini_interactions":
+        return interactions_responses()
     if provider == "openai_responses":
         web = copy.deepcopy(OPENAI_RESPONSE)
         web["output"].insert(
@@ -877,6 +930,13 @@ def response_seeds(provider: str) -> list[Any]:
             }
         ]
         return [copy.deepcopy(OPENAI_RESPONSE), web, refusal]
+    if provider == "open_responses":  # the Responses wire object, and what it adds
+        added = copy.deepcopy(OPENAI_RESPONSE)
+        added["output"][0]["content"] = [{"type": "reasoning_text", "text": "Think."}]
+        added["output"][1]["phase"] = "final_answer"
+        added["output"].append({"type": "compaction", "id": "cmp_1", "encrypted_content": "e1"})
+        answers = recorded.listing(PAYLOADS / provider, "response_*.json")  # LM Studio, OpenAI
+        return [*response_seeds("openai_responses"), added, *map(_load, recorded.present(answers))]
     if provider == "anthropic":
         streams = recorded.listing(PAYLOADS / "anthropic", "stream_*")
         return [_load(path)["response"] for path in recorded.present(streams)]

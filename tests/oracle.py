@@ -54,6 +54,10 @@ def _adapter(name: str) -> TypeAdapter[Any]:
             else chat_params.CompletionCreateParamsNonStreaming
         )
         return TypeAdapter(list[params], config=STRICT)  # type: ignore[valid-type]
+    if name == "mistral.request":
+        from mistralai.client.models import ChatCompletionRequestTypedDict
+
+        return TypeAdapter(list[ChatCompletionRequestTypedDict], config=STRICT)
     if name == "openai_responses.input":
         from openai.types.responses import ResponseInputParam
 
@@ -78,6 +82,10 @@ def _adapter(name: str) -> TypeAdapter[Any]:
         from anthropic.types import ContentBlockParam
 
         return TypeAdapter(ContentBlockParam, config=STRICT)
+    if name == "anthropic.beta_block":  # blocks only the beta Messages API takes
+        from anthropic.types.beta import BetaContentBlockParam
+
+        return TypeAdapter(BetaContentBlockParam, config=STRICT)
     if name == "anthropic.system":
         from anthropic.types import TextBlockParam
 
@@ -182,8 +190,9 @@ def _anthropic(payload: dict[str, Any]) -> None:
             continue
         assert isinstance(content, list), f"messages[{index}].content"
         for position, block in enumerate(content):
+            beta = isinstance(block, dict) and block.get("type") == "compaction"
             try:
-                _check("anthropic.block", block)
+                _check("anthropic.beta_block" if beta else "anthropic.block", block)
             except AssertionError as error:
                 raise AssertionError(f"messages[{index}].content[{position}]: {error}") from None
     if "tools" in payload:
@@ -307,13 +316,75 @@ def _bytes_only(value: Any) -> str:
     raise TypeError(f"{type(value).__name__} is not JSON data")
 
 
+def _interactions(name: str, value: Any) -> None:
+    """google-genai's interactions TypedDicts, unknown keys refused (not strict: the SDK's open
+    enums, ``UnrecognizedStr``, take any string only in lax mode; a function result's
+    object is free-form, its TypedDict declares no keys: checked as an empty one)."""
+    from google.genai._gaos.types.interactions import (
+        createmodelinteraction,
+        interaction,
+        interactionsseevent,
+    )
+
+    hint = {
+        "request": createmodelinteraction.CreateModelInteractionParam,
+        "response": interaction.InteractionTypedDict,
+        "event": interactionsseevent.InteractionSSEEventTypedDict,
+    }[name]
+    config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+    try:
+        TypeAdapter(list[hint], config=config).validate_python([_free_results(value)])  # type: ignore[valid-type]
+    except PydanticValidationError as error:
+        raise AssertionError(f"gemini_interactions {name} does not validate:\n{error}") from None
+
+
+def _free_results(value: Any) -> Any:
+    """``value`` with each function result's object result (and delta's) as ``{}``."""
+    if isinstance(value, list):
+        return [_free_results(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    out = {key: _free_results(item) for key, item in value.items()}
+    if value.get("type") == "function_result" and isinstance(value.get("result"), dict):
+        out["result"] = {}
+    return out
+
+
+def _gemini_interactions(payload: dict[str, Any]) -> None:
+    """The request body; a stand-in model when none is set (the SDK's create takes one)."""
+    _interactions("request", {"model": "gemini-3-flash-preview", **payload})
+
+
+def _mistral(payload: dict[str, Any]) -> None:
+    """The ``mistralai`` SDK's request type, strict (a stand-in model when none is set)."""
+    assert "messages" in payload, "missing keys {'messages'}"
+    request = {"model": "mistral-large-latest", **payload}
+    if isinstance(payload.get("tools"), list):
+        # the SDK's Tool model defaults `type` to "function" (its TypedDict requires it)
+        request["tools"] = [
+            {"type": "function", **tool} if isinstance(tool, dict) else tool
+            for tool in payload["tools"]
+        ]
+    _check("mistral.request", [request])
+
+
+def _open_responses(payload: dict[str, Any]) -> None:
+    """The shared wire object (openai SDK types) and the additions (the specification)."""
+    from providers.open_responses.spec import shared_request
+
+    _openai_responses(shared_request(payload))
+
+
 _VALIDATORS: dict[str, Callable[[dict[str, Any]], None]] = {
     "openai_chat": _openai_chat,
     "openai_responses": _openai_responses,
+    "open_responses": _open_responses,
     "anthropic": _anthropic,
     "gemini": _gemini,
+    "gemini_interactions": _gemini_interactions,
     "otel_genai": _otel_genai,
     "bedrock_converse": _bedrock_converse,
+    "mistral": _mistral,
 }
 
 
@@ -351,6 +422,14 @@ def _response_gemini(body: dict[str, Any]) -> None:
     GenerateContentResponse.model_validate(body)  # camelCase aliases; unknown keys refused
 
 
+def _response_gemini_interactions(body: dict[str, Any]) -> None:
+    # the API sends "object": "interaction" (ai.google.dev streaming example); the SDK's
+    # TypedDict does not declare it
+    if body.get("object") == "interaction":
+        body = {key: value for key, value in body.items() if key != "object"}
+    _interactions("response", body)
+
+
 def _response_bedrock_converse(body: dict[str, Any]) -> None:
     """botocore reads the body as its client does: the Converse output shape."""
     from botocore.parsers import RestJSONParser
@@ -369,12 +448,27 @@ def _bedrock_output_shape() -> Any:
     return model.operation_model("Converse").output_shape
 
 
+def _response_mistral(body: dict[str, Any]) -> None:
+    from mistralai.client.models import ChatCompletionResponse
+
+    ChatCompletionResponse.model_validate(body)
+
+
+def _open_response(body: dict[str, Any]) -> dict[str, Any]:
+    from providers.open_responses.spec import shared_response
+
+    return shared_response(body)
+
+
 _RESPONSE_VALIDATORS: dict[str, Callable[[dict[str, Any]], None]] = {
     "openai_chat": _response_openai_chat,
     "openai_responses": _response_openai_responses,
+    "open_responses": lambda body: _response_openai_responses(_open_response(body)),
     "anthropic": _response_anthropic,
     "gemini": _response_gemini,
+    "gemini_interactions": _response_gemini_interactions,
     "bedrock_converse": _response_bedrock_converse,
+    "mistral": _response_mistral,
 }
 
 

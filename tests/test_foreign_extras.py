@@ -348,3 +348,20 @@ def test_converse_reports_inline_images_and_documents_over_its_limits() -> None:
     assert "3.75 MB" in problems[0].message and "4.5 MB" in problems[1].message
     at_limit = ImageBlock(base64=_b64(3932160, b"\x89PNG"), mime_type="image/png")
     assert bedrock_converse.check([UserMessage(content=[at_limit])]) == []
+
+
+def test_mistral_prefix_false_is_the_default_and_prefix_true_is_reported() -> None:
+    mistral, claude = get_codec("mistral"), get_codec("anthropic")
+
+    def history(prefix: bool) -> dict[str, Any]:
+        return {
+            "messages": [
+                {"role": "user", "content": "Name a city."},
+                {"role": "assistant", "content": "Oslo", "prefix": prefix},
+            ]
+        }
+
+    # the mistralai SDK writes `prefix: false` on every assistant message
+    assert claude.check(mistral.decode_conversation(history(False))) == []
+    [problem] = claude.check(mistral.decode_conversation(history(True)))
+    assert problem.pointer == "/messages/1/extras/mistral/prefix"

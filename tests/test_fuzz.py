@@ -46,10 +46,13 @@ from chatschema.tokens import count_tokens_approximately
 WIRE_LISTS = {
     "openai_chat": "messages",
     "openai_responses": "input",
+    "open_responses": "input",
     "anthropic": "messages",
     "gemini": "contents",
+    "gemini_interactions": "input",
     "otel_genai": "gen_ai.input.messages",
     "bedrock_converse": "messages",
+    "mistral": "messages",
 }
 
 SEEDS_BY_TYPE: dict[str, list[Any]] = {}
@@ -434,7 +437,8 @@ def sse(provider: str, events: list[Any]) -> bytes:
     lines = []
     for event in events:
         data = json.dumps(event)
-        if provider in ("anthropic", "openai_responses") and isinstance(event, dict):
+        named = ("anthropic", "openai_responses", "open_responses")  # event: lines
+        if provider in named and isinstance(event, dict):
             lines.append(f"event: {event.get('type')}\ndata: {data}\n\n")
         else:
             lines.append(f"data: {data}\n\n")

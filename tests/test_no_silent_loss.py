@@ -76,6 +76,10 @@ BASE: dict[str, dict[str, Any]] = {
         "output": [{"type": "web_search_result", "url": "https://example.com", "title": "t"}],
     },
     "NonStandardBlock": {"type": "non_standard", "value": {"type": "x_block", "x": 1}},
+    "ResourceBlock": {"type": "resource", "uri": "file:///notes.md", "text": "Notes"},
+    "ResourceLinkBlock": {"type": "resource_link", "uri": "file:///report.pdf"},
+    # (each codec's own compaction where it has one: see base())
+    "CompactionBlock": {"type": "compaction", "text": "Summary so far.", "provider": "anthropic"},
     "Citation": {
         "type": "citation",
         "url": "https://example.com",
@@ -113,6 +117,14 @@ OWN_REASONING: dict[str, dict[str, Any]] = {
         "encrypted_content": H.ENCRYPTED,
         "provider": "openai_responses",
     },
+    "open_responses": {
+        "type": "reasoning",
+        "id": "rs_1",
+        "text": "Thinking",
+        "summary": ["Thinking"],
+        "encrypted_content": H.ENCRYPTED,
+        "provider": "open_responses",
+    },
     "anthropic": {
         "type": "reasoning",
         "text": "Thinking",
@@ -131,6 +143,13 @@ OWN_REASONING: dict[str, dict[str, Any]] = {
         "signature": H.SIGNATURE,
         "provider": "bedrock_converse",
     },
+    "mistral": {"type": "reasoning", "text": "Thinking", "provider": "mistral"},
+    "gemini_interactions": {
+        "type": "reasoning",
+        "text": "Thinking",
+        "signature": H.SIGNATURE,
+        "provider": "gemini_interactions",
+    },
     # telemetry: reasoning text, the opaque fields never written (otel_genai.md)
     "otel_genai": {"type": "reasoning", "text": "Thinking", "provider": "otel_genai"},
 }
@@ -141,6 +160,13 @@ def base(type_name: str, codec: str) -> dict[str, Any]:
     """The minimal object of a type for a codec (its own reasoning)."""
     if type_name == "ReasoningBlock":
         return copy.deepcopy(OWN_REASONING[codec])
+    if type_name == "CompactionBlock" and codec == "openai_responses":
+        return {
+            "type": "compaction",
+            "id": "cmp_1",
+            "encrypted_content": H.ENCRYPTED,
+            "provider": codec,
+        }
     return copy.deepcopy(BASE[type_name])
 
 
@@ -162,6 +188,7 @@ MIME = {
     "VideoBlock": "video/mp4",
     "FileBlock": "application/pdf",
     "PlainTextBlock": "text/plain",
+    "ResourceBlock": "image/png",
 }
 
 
@@ -197,6 +224,8 @@ def _value(type_name: str, field: str, codec: str) -> Any:
         "status": "error",
         "output": [{"type": "web_search_result", "url": "https://example.org", "title": "u"}],
         "value": {"type": "x_other", "y": 2},
+        "uri": "file:///other.md",
+        "size": 2048,
         "start_index": 1,
         "end_index": 4,
         "cited_text": "ample",
@@ -210,6 +239,7 @@ def _value(type_name: str, field: str, codec: str) -> Any:
         "artifact": {"full": "output"},
         "usage": {"input_tokens": 1, "output_tokens": 2, "total_tokens": 3},
         "model": "gpt-test",
+        "endpoint": "https://example.com/v1",
         "response_id": "resp_1",
         "finish_reason": "stop",
         "raw_finish_reason": "end_turn",
@@ -259,11 +289,11 @@ def _value(type_name: str, field: str, codec: str) -> Any:
 def _extras(type_name: str, codec: str) -> dict[str, Any]:
     """Provider data a codec has no field for, in the place the codec keeps it."""
     unknown = {"x_unknown": 1}
-    if codec != "openai_responses":
+    if codec not in ("openai_responses", "open_responses"):
         return unknown
     if type_name.endswith("Message") or type_name in ("ToolCall", "InvalidToolCall"):
         return {"item": unknown}
-    if type_name == "ReasoningBlock":  # a reasoning item
+    if type_name in ("ReasoningBlock", "CompactionBlock"):  # a reasoning / compaction item
         return {"item": unknown}
     if type_name == "ToolDefinition":
         return {"fields": unknown}
@@ -275,8 +305,10 @@ def _extras(type_name: str, codec: str) -> dict[str, Any]:
 NATIVE_BLOCKS = {  # a block each format has and the neutral model has no type for
     "anthropic": {"type": "search_result", "source": "s", "title": "t", "content": []},
     "openai_responses": {"type": "item_reference", "id": "msg_stored"},
+    "open_responses": {"type": "item_reference", "id": "msg_stored"},
     "gemini": {"executable_code": {"language": "PYTHON", "code": "print(1)"}},
     "openai_chat": {"type": "input_audio_ref", "id": "a"},
+    "mistral": {"type": "reference", "reference_ids": [1]},
 }
 
 # ------------------------------------------------------------------- hosts
@@ -289,8 +321,16 @@ _USER_SIDE = {
     "FileBlock",
     "PlainTextBlock",
     "NonStandardBlock",
+    "ResourceBlock",
+    "ResourceLinkBlock",
 }
-_ASSISTANT_SIDE = {"RefusalBlock", "ReasoningBlock", "ServerToolCallBlock", "ServerToolResultBlock"}
+_ASSISTANT_SIDE = {
+    "RefusalBlock",
+    "ReasoningBlock",
+    "ServerToolCallBlock",
+    "ServerToolResultBlock",
+    "CompactionBlock",
+}
 
 
 def host(type_name: str, obj: dict[str, Any], codec: str) -> tuple[dict[str, Any], tuple[Any, ...]]:
@@ -329,7 +369,7 @@ def host(type_name: str, obj: dict[str, Any], codec: str) -> tuple[dict[str, Any
         return {"messages": [user, message]}, ("messages", 1, "content", 0)
     if type_name in ("Citation", "NonStandardAnnotation"):
         text = {"type": "text", "text": "Example text.", "annotations": [obj]}
-        if codec == "openai_responses":
+        if codec in ("openai_responses", "open_responses"):
             text["id"] = "msg_1"
         return {"messages": [user, {"role": "assistant", "content": [text]}]}, (
             "messages",
@@ -417,6 +457,16 @@ _drop(
 # ids and positions
 _drop(_MESSAGES, "id", _ALL, _NO_ID)
 _drop(_BLOCKS, "index", _ALL, _STREAM_INDEX)
+# provenance of opaque values: read by the replay policy, never sent (opaque-values.md)
+_drop("ReasoningBlock CompactionBlock", "model endpoint", "*", "provenance: never sent")
+_drop("CompactionBlock", "index", "*", _STREAM_INDEX)
+_drop("CompactionBlock", "id", "anthropic", "an Anthropic compaction block has no id")
+_drop(
+    "CompactionBlock",
+    "text signature cache_control",
+    "openai_responses",
+    "a compaction item has only its id and encrypted_content (openai_responses.md)",
+)
 _drop(
     "ToolCall InvalidToolCall",
     "index",
@@ -674,6 +724,138 @@ _drop(
 )
 _drop("CacheControl", "ttl", _OTEL, "part of a cache breakpoint (not recorded)")
 _drop("InvalidToolCall", "error", _OTEL, "not recorded: decoding finds the same error again")
+
+# Resource blocks (docs/providers.md, "Resources"): no format but otel_genai has a
+# resource part; an embedded resource is sent as the text, image or document it maps
+# to, whose fields are what is listed here. A resource link of the base is refused.
+_RESOURCES = "ResourceBlock ResourceLinkBlock"
+_drop(_RESOURCES, "index", f"{_ALL} {_BEDROCK} {_OTEL}", _STREAM_INDEX)
+_drop(_RESOURCES, "cache_control", _OTEL, "a prompt-cache breakpoint: no GenAI part member")
+_drop(
+    "ResourceBlock",
+    "cache_control",
+    "gemini mistral",
+    "no per-part cache marker (gemini.md; Mistral caches by prompt_cache_key)",
+)
+_drop(
+    "ResourceBlock",
+    "id",
+    f"{_ALL} {_BEDROCK}",
+    "sent as the text or media part it maps to: no resource, no block id",
+)
+_drop(
+    "ResourceBlock",
+    "uri mime_type",
+    f"openai_chat openai_responses gemini {_BEDROCK}",
+    "an embedded text resource is sent as its text: the format has no resource part",
+)
+_drop("ResourceBlock", "mime_type", "anthropic", "a plain-text document is always text/plain")
+_drop("ResourceBlock", "extras", _BEDROCK, "sent as a text block, whose extras are markers")
+
+# Open Responses (docs/providers/open_responses.md): the Responses wire object, its drops.
+for _reasons in DROPPED.values():
+    if "openai_responses" in _reasons:
+        _reasons.setdefault("open_responses", _reasons["openai_responses"])
+_drop(
+    "VideoBlock",
+    "mime_type",
+    "open_responses",
+    "undocumented: next to a URL input_video has no media type",
+)
+_drop(
+    "ReasoningBlock",
+    "text",
+    "open_responses",
+    "ReasoningItemParam: a request's reasoning item has no content (output only)",
+)
+
+# Mistral (docs/providers/mistral.md): the Chat Completions walk, its drops, but reasoning.
+for _reasons in DROPPED.values():
+    if "openai_chat" in _reasons:
+        _reasons.setdefault("mistral", _reasons["openai_chat"])
+for _field in ("text", "signature", "provider", "extras"):
+    del DROPPED["ReasoningBlock", _field]["mistral"]  # a thinking chunk carries them
+_drop(
+    "ReasoningBlock",
+    "summary encrypted_content id",
+    "mistral",
+    "undocumented: a thinking chunk has no such field (its text is what replays)",
+)
+_drop("ReasoningBlock", "model", "mistral", "a thinking chunk has no model: the reply's own")
+_drop(
+    "TextBlock ImageBlock AudioBlock FileBlock",
+    "cache_control",
+    "mistral",
+    "no cache marker on a content chunk: Mistral caches by prompt_cache_key (mistral.md)",
+)
+_drop("CacheControl", "ttl", "mistral", "no cache marker on a content chunk (mistral.md)")
+_drop("AudioBlock", "mime_type", "mistral", "input_audio is the base64 data only (AudioChunk)")
+_drop("FileBlock", "mime_type", "mistral", "document_url is the URL only (DocumentURLChunk)")
+_drop(
+    "ToolMessage",
+    "tool_call_id",
+    "mistral",
+    "rewritten to 9 characters [a-zA-Z0-9] with its call (mistral_ids, reported; "
+    "mistral.restore_ids gives the original back)",
+)
+
+# Gemini Interactions (docs/providers/gemini_interactions.md, "Left out")
+_GI = "gemini_interactions"
+_drop(_MESSAGES, "metadata", _GI, _NEVER_SENT)
+_drop("ToolMessage", "artifact", _GI, _NEVER_SENT)
+_drop("Conversation", "metadata id", _GI, _NEVER_SENT + "; a dataset's own id")
+_drop(
+    "AssistantMessage",
+    "usage model provider response_id finish_reason raw_finish_reason response_metadata",
+    _GI,
+    _RESPONSE,
+)
+_drop(_MESSAGES, "id", _GI, "steps have no id in requests")
+_drop(_MESSAGES, "name", _GI, _NO_NAME)
+_drop(
+    _MESSAGES,
+    "extras",
+    _GI,
+    "a message is one or more steps: extras keys there are the codec's markers (the "
+    "steps' own keys live on their blocks and calls)",
+)
+_drop(_BLOCKS, "index", _GI, _STREAM_INDEX)
+_drop(_BLOCKS, "id", _GI, "content items have no id")
+_drop(
+    "ToolCall InvalidToolCall",
+    "index",
+    _GI,
+    "a step position: implied by the order of the steps (kept where the order is not the "
+    "canonical one)",
+)
+_drop(
+    "TextBlock ImageBlock AudioBlock VideoBlock FileBlock PlainTextBlock RefusalBlock "
+    "ReasoningBlock",
+    "cache_control",
+    _GI,
+    "no per-item cache marker (the API caches implicitly)",
+)
+_drop("CacheControl", "ttl", _GI, "no per-item cache marker")
+_drop("TextBlock", "annotations", _GI, _ANNOTATIONS + " (and user text has none)")
+_drop("Citation", "id url title start_index end_index cited_text extras", _GI, _ANNOTATIONS)
+_drop("NonStandardAnnotation", "id value provider extras", _GI, _ANNOTATIONS)
+_drop("ImageBlock", "detail", _GI, "no equivalent (resolution is another scale)")
+_drop("FileBlock", "filename", _GI, "a document item has no name")
+_drop("ToolDefinition", "strict", _GI, "no equivalent: declarations take no strict flag")
+_drop(
+    "AutoToolChoice RequiredToolChoice NamedToolChoice AllowedToolsChoice",
+    "parallel",
+    _GI,
+    "no equivalent",
+)
+_drop("AllowedToolsChoice", "extras", _GI, "allowed_tools has no other member")
+_drop(
+    "ReasoningBlock",
+    "encrypted_content id model endpoint",
+    _GI,
+    "a thought step has only a signature and a summary",
+)
+_drop("ReasoningBlock", "extras", _GI, "a thought's extras are the codec's markers")
 
 
 def outcome_table() -> dict[str, dict[str, dict[str, str]]]:

@@ -38,6 +38,7 @@ MODULES = [
     "chatschema.providers.bedrock_converse",
     "chatschema.providers.otel_genai",
     "chatschema.interop.langchain",
+    "chatschema.interop.mcp",
 ]
 
 BAD: list[Any] = [None, 5, "text", {}, object()]

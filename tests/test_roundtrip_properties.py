@@ -32,6 +32,7 @@ import chatschema
 from chatschema import ChunkAccumulator, merge_chunks
 from chatschema.errors import ChatSchemaError
 from chatschema.providers import PROVIDERS, get_codec
+from chatschema.providers.mistral import mistral_id
 
 # ------------------------------------------------------------------ strategies
 
@@ -55,11 +56,16 @@ IMAGES = st.sampled_from(
 )
 
 
+_RESPONSES = ("openai_responses", "open_responses")  # one wire object
+
+
 def reasoning(provider: str, draw: st.DrawFn, serial: int) -> dict[str, Any]:
     """A reasoning block as ``provider`` produces it (what it replays)."""
     if provider == "otel_genai":  # telemetry never writes opaque values (otel_genai.md)
         return {"type": "reasoning", "text": draw(TEXT)}
-    if provider == "openai_responses":
+    if provider == "mistral":  # a thinking chunk: text only (mistral.md)
+        return {"type": "reasoning", "text": draw(TEXT), "provider": provider}
+    if provider in _RESPONSES:
         return {
             "type": "reasoning",
             "id": f"rs_{serial}",
@@ -93,16 +99,23 @@ def canonical_conversations(draw: st.DrawFn, provider: str) -> dict[str, Any]:
         if pending_results:
             messages.extend(pending_results)
             pending_results = []
+            if provider == "mistral":  # an assistant message between a result and the user
+                messages.append({"role": "assistant", "content": draw(TEXT)})
             if provider == "anthropic":
                 # the user's words join the results' turn: blocks, after them
                 messages.append({"role": "user", "content": [{"type": "text", "text": draw(TEXT)}]})
             else:
                 messages.append({"role": "user", "content": draw(TEXT)})
-        elif draw(st.booleans()) and provider not in ("gemini", "bedrock_converse", "otel_genai"):
+        elif draw(st.booleans()) and provider not in (
+            "gemini",
+            "gemini_interactions",  # (one text block: a string)
+            "bedrock_converse",
+            "otel_genai",
+        ):
             blocks: list[Any] = [{"type": "text", "text": draw(TEXT)}]
             if draw(st.booleans()):
                 image = dict(draw(IMAGES))
-                if provider == "openai_responses":  # input_image always says its detail
+                if provider in _RESPONSES:  # input_image always says its detail
                     image["detail"] = "auto"
                 blocks.append(image)
             messages.append({"role": "user", "content": blocks})
@@ -118,8 +131,10 @@ def canonical_conversations(draw: st.DrawFn, provider: str) -> dict[str, Any]:
         for _ in range(draw(st.integers(0, 2))):
             call_id = draw(IDS.filter(lambda value: value not in used))
             used.add(call_id)
+            if provider == "mistral":  # ids in Mistral's pattern go as they are
+                call_id = mistral_id(call_id)
             calls.append({"id": call_id, "name": draw(NAMES), "arguments": draw(ARGUMENTS)})
-        if provider == "openai_responses":
+        if provider in _RESPONSES:
             blocks.append({"type": "text", "text": text, "id": f"msg_{serial}_{len(messages)}"})
         else:
             blocks.append({"type": "text", "text": text})
@@ -128,6 +143,7 @@ def canonical_conversations(draw: st.DrawFn, provider: str) -> dict[str, Any]:
             "gemini",
             "bedrock_converse",
             "otel_genai",
+            "mistral",
         ):
             assistant["content"] = text  # one plain text part: a string
         else:
@@ -142,17 +158,19 @@ def canonical_conversations(draw: st.DrawFn, provider: str) -> dict[str, Any]:
                 "content": draw(TEXT),
             }
             # their decoders name results
-            if provider in ("openai_responses", "anthropic", "bedrock_converse"):
+            if provider in (*_RESPONSES, "anthropic", "bedrock_converse"):
                 result["name"] = call["name"]
             pending_results.append(result)
     if pending_results:
         messages.extend(pending_results)
+    if provider == "mistral" and messages[-1]["role"] == "assistant":
+        messages.append({"role": "user", "content": draw(TEXT)})  # a request ends so
     conversation: dict[str, Any] = {"messages": messages}
     names = sorted({call["name"] for m in messages for call in m.get("tool_calls", ())})
     if names:
         conversation["tools"] = [
             {"name": name, "description": f"The {name} tool.", "parameters": {"type": "object"}}
-            | ({"strict": False} if provider == "openai_responses" else {})
+            | ({"strict": False} if provider in _RESPONSES else {})
             for name in names
         ]
         if draw(st.booleans()) and provider != "otel_genai":  # no attribute for it
@@ -361,6 +379,22 @@ def _bedrock_accepts(document: dict[str, Any]) -> bool:
     return True
 
 
+def _mistral_accepts(document: dict[str, Any]) -> bool:
+    """Mistral refuses tool-call ids other than 9 characters [a-zA-Z0-9] (its encoder
+    rewrites them, by design: mistral.md)."""
+    for message in document.get("messages") or ():
+        if not isinstance(message, dict):
+            continue
+        ids = [message["tool_call_id"]] if "tool_call_id" in message else []
+        calls = message.get("tool_calls")
+        ids += [call.get("id") for call in calls or () if isinstance(call, dict)]
+        if not all(
+            isinstance(value, str) and re.fullmatch(r"[a-zA-Z0-9]{9}", value) for value in ids
+        ):
+            return False
+    return True
+
+
 def api_accepts(document: Any, provider: str) -> bool:
     """Rules the APIs enforce beyond their SDK types: a tool list is never empty, and
     a tool choice comes with tools (OpenAI, Anthropic and Gemini refuse both).
@@ -378,6 +412,8 @@ def api_accepts(document: Any, provider: str) -> bool:
     if provider == "anthropic" and not _anthropic_accepts(document):
         return False
     if provider == "bedrock_converse" and not _bedrock_accepts(document):
+        return False
+    if provider == "mistral" and not _mistral_accepts(document):
         return False
     contents = document.get("contents")
     if isinstance(contents, list) and not (
@@ -472,7 +508,7 @@ def _pieces(provider: str, event: Any) -> Any:
             return {**event, "delta": {**delta, field: piece}}
 
         return delta[field], anthropic
-    if provider == "openai_responses" and event.get("type", "").endswith(".delta"):
+    if provider in _RESPONSES and event.get("type", "").endswith(".delta"):
 
         def responses(piece: str, first: bool, last: bool) -> Any:
             return {**event, "delta": piece}

@@ -60,18 +60,31 @@ DROPPED: dict[str, list[str]] = {
     ],
     "anthropic": ["seed", "presence_penalty", "frequency_penalty"],
     "gemini": [],
+    "gemini_interactions": ["top_k", "presence_penalty", "frequency_penalty", "thinking_budget"],
+    "open_responses": [
+        "top_k",
+        "stop",
+        "seed",
+        "presence_penalty",
+        "frequency_penalty",
+        "thinking_budget",
+    ],
     "otel_genai": ["reasoning_effort", "thinking_budget"],
     "bedrock_converse": ["seed", "presence_penalty", "frequency_penalty"],
+    "mistral": ["thinking_budget"],
 }
 
 # The key of each format's output that holds the messages.
 MESSAGES = {
     "openai_chat": "messages",
     "openai_responses": "input",
+    "open_responses": "input",
     "anthropic": "messages",
     "gemini": "contents",
+    "gemini_interactions": "input",
     "otel_genai": "gen_ai.input.messages",
     "bedrock_converse": "messages",
+    "mistral": "messages",
 }
 
 

@@ -49,6 +49,8 @@ from chatschema.providers import PROVIDERS, get_codec
 from chatschema.providers.anthropic import stream as anthropic_stream
 from chatschema.providers.bedrock_converse import stream as bedrock_converse_stream
 from chatschema.providers.gemini import stream as gemini_stream
+from chatschema.providers.gemini_interactions import stream as gemini_interactions_stream
+from chatschema.providers.mistral import stream as mistral_stream
 from chatschema.providers.openai_chat import stream as openai_chat_stream
 from chatschema.providers.openai_responses import stream as openai_responses_stream
 
@@ -56,8 +58,10 @@ STREAM_MODULES = {
     "anthropic": anthropic_stream,
     "bedrock_converse": bedrock_converse_stream,
     "gemini": gemini_stream,
+    "gemini_interactions": gemini_interactions_stream,
     "openai_chat": openai_chat_stream,
     "openai_responses": openai_responses_stream,
+    "mistral": mistral_stream,  # (Chat Completions' _Stream: counted twice, same outcome)
 }
 SEEDS = {provider: [events for events, _ in H.stream_seeds(provider)] for provider in PROVIDERS}
 STREAMING = [provider for provider in PROVIDERS if H.has_stream(provider)]
@@ -232,6 +236,15 @@ def long_stream(provider: str, count: int = 40) -> list[Any]:
             event["choices"][0]["delta"]["content"] = text
             out.append(event)
         return out + tail
+    if provider == "mistral":
+        events = json.loads((H.PAYLOADS / "mistral" / "stream_text.json").read_text())
+        first, delta, last = events["events"][0], events["events"][1], events["events"][-1]
+        out = [first]
+        for text in texts:
+            event = copy.deepcopy(delta)
+            event["choices"][0]["delta"]["content"] = text
+            out.append(event)
+        return [*out, last]
     if provider == "anthropic":
         data = json.loads((H.PAYLOADS / "anthropic" / "stream_text.json").read_text())
         events = data["events"]
@@ -258,6 +271,17 @@ def long_stream(provider: str, count: int = 40) -> list[Any]:
         last = copy.deepcopy(events[-1])
         last["candidates"][0]["content"]["parts"][0]["text"] = "."
         return [*out, last]
+    if provider == "gemini_interactions":
+        events = json.loads((H.PAYLOADS / provider / "stream_text.json").read_text())["events"]
+        is_text = _interactions_text
+        delta = next(e for e in events if is_text(e))
+        at = events.index(delta)
+        out = events[:at]
+        for text in texts:
+            event = copy.deepcopy(delta)
+            event["delta"]["text"] = text
+            out.append(event)
+        return out + [e for e in events[at:] if not is_text(e)]
     if provider == "bedrock_converse":
         data = json.loads((H.PAYLOADS / provider / "stream_text.json").read_text())
         events = data["events"]
@@ -325,6 +349,7 @@ def test_a_deep_value_in_a_text_delta_is_refused_at_its_position(provider: str) 
     kinds = {
         "anthropic": "content_block_delta",
         "openai_responses": "response.output_text.delta",
+        "open_responses": "response.output_text.delta",
     }
     deltas = [
         number
@@ -334,7 +359,7 @@ def test_a_deep_value_in_a_text_delta_is_refused_at_its_position(provider: str) 
     position = deltas[-2]
     deep = H.nested(5_000, 1, "object")
     target = events[position]
-    if provider == "openai_chat":
+    if provider in ("openai_chat", "mistral"):
         target["choices"][0]["delta"]["x"] = deep
     elif provider == "anthropic":
         target["delta"]["x"] = deep
@@ -351,11 +376,20 @@ def test_a_deep_value_in_a_text_delta_is_refused_at_its_position(provider: str) 
 def _delta_positions(provider: str, events: list[Any]) -> list[int]:
     """Where the text deltas of a :func:`long_stream` are."""
     kinds = {"anthropic": "content_block_delta", "openai_responses": "response.output_text.delta"}
+    kinds["open_responses"] = kinds["openai_responses"]
     if provider in kinds:
         return [n for n, event in enumerate(events) if event.get("type") == kinds[provider]]
     if provider == "bedrock_converse":  # events of one member each
         return [n for n, event in enumerate(events) if "contentBlockDelta" in event]
+    if provider == "gemini_interactions":
+        return [n for n, event in enumerate(events) if _interactions_text(event)]
     return list(range(1, len(events) - (2 if provider == "openai_chat" else 1)))
+
+
+def _interactions_text(event: Any) -> bool:
+    """Whether an Interactions API event is a text delta."""
+    delta = event.get("delta") if event.get("event_type") == "step.delta" else None
+    return isinstance(delta, dict) and delta.get("type") == "text"
 
 
 PERTURBATIONS: list[Any] = [None, 0, 1, True, 1.0, "", "x", "assistant", [], {}, [{}], {"a": 1}]

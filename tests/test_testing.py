@@ -46,7 +46,9 @@ from chatschema.providers import (
     anthropic,
     bedrock_converse,
     gemini,
+    gemini_interactions,
     get_http_codec,
+    mistral,
     openai_chat,
     openai_responses,
 )
@@ -62,16 +64,22 @@ TIMEOUT = 10
 MODELS = {
     "openai_chat": "gpt-4o-mini",
     "openai_responses": "gpt-4o-mini",
+    "open_responses": "openai/gpt-oss-120b",
     "anthropic": "claude-sonnet-4-6",
     "gemini": "gemini-2.5-flash",
+    "gemini_interactions": "gemini-3-flash-preview",
     "bedrock_converse": "anthropic.claude-3-5-sonnet-20240620-v1:0",
+    "mistral": "mistral-small-latest",
 }
 CALL_IDS = {
     "openai_chat": "call_abc123",
     "openai_responses": "call_abc123",
+    "open_responses": "call_abc123",
     "anthropic": "toolu_01abc",
     "gemini": "call_abc123",
+    "gemini_interactions": "call_abc123",
     "bedrock_converse": "tooluse_abc",
+    "mistral": "abcDEF123",
 }
 TOOL = ToolDefinition(
     name="get_capital",
@@ -162,14 +170,18 @@ async def amerged(chunks: Any) -> AssistantMessage:
 # ----------------------------------------------------------------- the clients
 
 
-def openai_client(fake: FakeProvider) -> openai.OpenAI:
-    return openai.OpenAI(api_key="test", base_url=fake.url + "/v1", max_retries=0, timeout=TIMEOUT)
+def openai_client(fake: FakeProvider, root: str = "/v1") -> openai.OpenAI:
+    return openai.OpenAI(api_key="test", base_url=fake.url + root, max_retries=0, timeout=TIMEOUT)
 
 
-def async_openai_client(fake: FakeProvider) -> openai.AsyncOpenAI:
+def async_openai_client(fake: FakeProvider, root: str = "/v1") -> openai.AsyncOpenAI:
     return openai.AsyncOpenAI(
-        api_key="test", base_url=fake.url + "/v1", max_retries=0, timeout=TIMEOUT
+        api_key="test", base_url=fake.url + root, max_retries=0, timeout=TIMEOUT
     )
+
+
+# The openai client speaks both Responses formats; Open Responses has its own route here.
+RESPONSES_ROOTS = {"openai_responses": "/v1", "open_responses": "/openresponses/v1"}
 
 
 def anthropic_client(fake: FakeProvider) -> anthropic_sdk.Anthropic:
@@ -203,8 +215,20 @@ def bedrock_client(fake: FakeProvider) -> Any:
     )
 
 
+def mistral_client(fake: FakeProvider) -> Any:
+    """The official ``mistralai`` client, on the fake's Mistral route."""
+    from mistralai.client import Mistral
+
+    return Mistral(api_key="test", server_url=fake.url + "/mistral", timeout_ms=TIMEOUT * 1000)
+
+
 def call_sync(fmt: str, fake: FakeProvider, sent: Conversation, stream: bool) -> AssistantMessage:
     """One call with the format's sync client; its result decoded."""
+    if fmt == "mistral":
+        mclient = mistral_client(fake)
+        if stream:
+            return merged(mistral.decode_stream(mclient.chat.stream(**mistral.encode(sent))))
+        return mistral.decode_response(mclient.chat.complete(**mistral.encode(sent)))
     if fmt == "openai_chat":
         client = openai_client(fake)
         if stream:
@@ -220,13 +244,14 @@ def call_sync(fmt: str, fake: FakeProvider, sent: Conversation, stream: bool) ->
         return openai_chat.decode_response(
             client.chat.completions.create(**openai_chat.encode(sent))
         )
-    if fmt == "openai_responses":
-        client = openai_client(fake)
-        kwargs = openai_responses.encode(sent)
+    if fmt in RESPONSES_ROOTS:
+        client = openai_client(fake, RESPONSES_ROOTS[fmt])
+        codec = get_http_codec(fmt)
+        kwargs = codec.encode(sent)
         if stream:
             events = client.responses.create(**kwargs, stream=True)
-            return merged(openai_responses.decode_stream(events))
-        return openai_responses.decode_response(client.responses.create(**kwargs))
+            return merged(codec.decode_stream(events))
+        return codec.decode_response(client.responses.create(**kwargs))
     if fmt == "anthropic":
         aclient = anthropic_client(fake)
         if stream:
@@ -234,6 +259,13 @@ def call_sync(fmt: str, fake: FakeProvider, sent: Conversation, stream: bool) ->
                 final = events.get_final_message()
             return anthropic.decode_response(final)
         return anthropic.decode_response(aclient.messages.create(**anthropic.encode(sent)))
+    if fmt == "gemini_interactions":
+        body = gemini_interactions.encode(sent)
+        client = genai_client(fake)  # kept: a google-genai client closes when collected
+        if stream:
+            events = client.interactions.create(**body, stream=True)
+            return merged(gemini_interactions.decode_stream(events))
+        return gemini_interactions.decode_response(client.interactions.create(**body))
     if fmt == "gemini":
         gclient = genai_client(fake)
         kwargs = genai_kwargs(gemini.encode(sent))
@@ -252,6 +284,12 @@ async def call_async(
     fmt: str, fake: FakeProvider, sent: Conversation, stream: bool
 ) -> AssistantMessage:
     """One call with the format's async client; its result decoded."""
+    if fmt == "mistral":
+        mclient = mistral_client(fake)
+        if stream:
+            events = await mclient.chat.stream_async(**mistral.encode(sent))
+            return await amerged(mistral.decode_stream(events))
+        return mistral.decode_response(await mclient.chat.complete_async(**mistral.encode(sent)))
     if fmt == "openai_chat":
         async with async_openai_client(fake) as client:
             if stream:
@@ -262,13 +300,14 @@ async def call_async(
             return openai_chat.decode_response(
                 await client.chat.completions.create(**openai_chat.encode(sent))
             )
-    if fmt == "openai_responses":
-        async with async_openai_client(fake) as client:
-            kwargs = openai_responses.encode(sent)
+    if fmt in RESPONSES_ROOTS:
+        async with async_openai_client(fake, RESPONSES_ROOTS[fmt]) as client:
+            codec = get_http_codec(fmt)
+            kwargs = codec.encode(sent)
             if stream:
                 events = await client.responses.create(**kwargs, stream=True)
-                return await amerged(openai_responses.decode_stream(events))
-            return openai_responses.decode_response(await client.responses.create(**kwargs))
+                return await amerged(codec.decode_stream(events))
+            return codec.decode_response(await client.responses.create(**kwargs))
     if fmt == "anthropic":
         async with async_anthropic_client(fake) as aclient:
             if stream:
@@ -278,6 +317,13 @@ async def call_async(
             return anthropic.decode_response(
                 await aclient.messages.create(**anthropic.encode(sent))
             )
+    if fmt == "gemini_interactions":
+        body = gemini_interactions.encode(sent)
+        client = genai_client(fake)  # kept: a google-genai client closes when collected
+        if stream:
+            events = await client.aio.interactions.create(**body, stream=True)
+            return await amerged(gemini_interactions.decode_stream(events))
+        return gemini_interactions.decode_response(await client.aio.interactions.create(**body))
     assert fmt == "gemini"
     gclient = genai_client(fake)  # kept: a google-genai client closes when collected
     kwargs = genai_kwargs(gemini.encode(sent))
@@ -592,11 +638,17 @@ BAD_REQUESTS: dict[str, tuple[str, dict[str, Any]]] = {
         {"model": "m", "messages": [{"role": "narrator", "content": "hi"}]},
     ),
     "openai_responses": ("/v1/responses", {"model": "m", "input": 42}),
+    "open_responses": ("/openresponses/v1/responses", {"model": "m", "input": 42}),
     "anthropic": ("/v1/messages", {"model": "m", "max_tokens": 5, "messages": "hi"}),
     "gemini": ("/v1beta/models/m:generateContent", {"contents": 42}),
+    "gemini_interactions": ("/v1beta/interactions", {"model": "m", "input": 42}),
     "bedrock_converse": (
         "/model/m/converse",
         {"messages": [{"role": "user", "content": [{"text": 1}]}]},
+    ),
+    "mistral": (
+        "/mistral/v1/chat/completions",
+        {"model": "m", "messages": [{"role": "narrator", "content": "hi"}]},
     ),
 }
 
@@ -610,14 +662,14 @@ def test_an_undecodable_request_is_a_400_in_the_format_shape(fmt: str) -> None:
     assert response.status_code == 400
     data = response.json()
     message = f"chatschema FakeProvider could not decode the {fmt} request to POST {path}: "
-    if fmt.startswith("openai"):
+    if fmt.startswith("openai") or fmt in ("open_responses", "mistral"):
         assert data["error"]["type"] == "invalid_request_error"
         assert data["error"]["message"].startswith(message)
     elif fmt == "anthropic":
         assert data["type"] == "error"
         assert data["error"]["type"] == "invalid_request_error"
         assert data["error"]["message"].startswith(message)
-    elif fmt == "gemini":
+    elif fmt in ("gemini", "gemini_interactions"):
         assert (data["error"]["code"], data["error"]["status"]) == (400, "INVALID_ARGUMENT")
         assert data["error"]["message"].startswith(message)
     else:

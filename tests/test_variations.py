@@ -37,7 +37,7 @@ from chatschema.errors import ChatSchemaError
 from chatschema.providers import get_codec
 from chatschema.providers._common.sse import iter_sse
 
-FORMATS = ("openai_chat", "openai_responses", "anthropic", "gemini", "bedrock_converse")
+FORMATS = ("openai_chat", "openai_responses", "anthropic", "gemini", "bedrock_converse", "mistral")
 TRAFFIC = H.ROOT / "tests" / "traffic"
 EXTRA = "x_chatschema_variation"
 """The unknown key the variations add."""
@@ -49,6 +49,10 @@ EXTRA = "x_chatschema_variation"
 @cache
 def _response_check(fmt: str) -> Callable[[Any], object]:
     """The SDK's own reading of a complete response of ``fmt``."""
+    if fmt == "mistral":
+        from mistralai.client.models import ChatCompletionResponse
+
+        return ChatCompletionResponse.model_validate
     if fmt == "openai_chat":
         from openai.types.chat import ChatCompletion
 
@@ -71,6 +75,10 @@ def _response_check(fmt: str) -> Callable[[Any], object]:
 @cache
 def _event_check(fmt: str) -> Callable[[Any], object]:
     """The SDK's own reading of one stream event of ``fmt``."""
+    if fmt == "mistral":
+        from mistralai.client.models import CompletionChunk
+
+        return CompletionChunk.model_validate
     if fmt == "openai_chat":
         from openai.types.chat import ChatCompletionChunk
 
@@ -284,7 +292,7 @@ def bookkeeping(fmt: str, event: Any) -> bool:
     which servers send more or fewer of."""
     if not isinstance(event, dict):
         return False
-    if fmt == "openai_chat":
+    if fmt in ("openai_chat", "mistral"):
         return event.get("choices") == [] or all(
             not (choice.get("delta") or {}).keys() - {"role"} for choice in event["choices"]
         )

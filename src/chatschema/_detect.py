@@ -26,6 +26,15 @@ _ANTHROPIC = "anthropic"
 _GEMINI = "gemini"
 _BEDROCK = "bedrock_converse"
 _OTEL = "otel_genai"
+_MISTRAL = "mistral"
+
+# Keys only a Mistral chat completions request has (API reference: ChatCompletionRequest)
+_MISTRAL_KEYS = ("random_seed", "safe_prompt", "prompt_mode")
+# Mistral's own model names (models overview); another host's ids have a "/" in them
+_MISTRAL_MODEL = re.compile(
+    r"(?:open-)?(?:mistral|magistral|codestral|devstral|ministral|pixtral|mixtral|voxtral)",
+    re.IGNORECASE,
+)
 
 _MESSAGE_FORMATS = frozenset((NEUTRAL, _OPENAI, _ANTHROPIC, _BEDROCK))
 """The formats whose history is a ``messages`` list of ``{"role", "content"}``."""
@@ -56,6 +65,9 @@ _BLOCK_TYPES: dict[str, frozenset[str]] = {
     "server_tool_call": frozenset((NEUTRAL,)),
     "server_tool_result": frozenset((NEUTRAL,)),
     "non_standard": frozenset((NEUTRAL,)),
+    "resource": frozenset((NEUTRAL,)),
+    "resource_link": frozenset((NEUTRAL,)),
+    "compaction": frozenset((NEUTRAL, _ANTHROPIC)),
 }
 
 # Bedrock Converse blocks are untagged: one key names the kind (ContentBlock is a union).
@@ -225,20 +237,33 @@ def detect(document: Any) -> Detection:
         return Detection(frozenset((_OTEL,)), 'an "attributes" object of "gen_ai.*" attributes')
     response = _response(document)
     if response is not None:
-        return response
+        return _mistral(document, response)
     if "contents" in keys:
         return Detection(frozenset((_GEMINI,)), 'a "contents" list')
     if "input" in keys or ("instructions" in keys and "messages" not in keys):
         key = "input" if "input" in keys else "instructions"
         return Detection(frozenset((_RESPONSES,)), f'top-level "{key}"')
     if "messages" in keys:
-        return _conversation(document)
+        return _mistral(document, _conversation(document))
     if "role" in keys:
         evidence = _Evidence(_MESSAGE_FORMATS, "a message with a role")
         _message(document, "the message", evidence)
         found = evidence.result()
         return Detection(found.candidates, f"a single message; {found.reason}", found.excluded)
     return _unknown(f'an object with keys {sorted(map(str, keys))[:6]}, without "messages"')
+
+
+def _mistral(document: Mapping[str, Any], found: Detection) -> Detection:
+    """A Chat Completions shape that Mistral's keys or model name say is Mistral's."""
+    if found.format != _OPENAI:
+        return found
+    for key in _MISTRAL_KEYS:
+        if key in document:
+            return Detection(frozenset((_MISTRAL,)), f'top-level "{key}" (Mistral)')
+    model = document.get("model")
+    if isinstance(model, str) and "/" not in model and _MISTRAL_MODEL.match(model):
+        return Detection(frozenset((_MISTRAL,)), f'the Mistral model "{model}"')
+    return found
 
 
 def _response(document: Mapping[str, Any]) -> Detection | None:

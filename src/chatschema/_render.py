@@ -45,7 +45,7 @@ def _source(block: Any) -> str:
     base64 = getattr(block, "base64", None)
     if base64 is not None:
         size = len(base64) * 3 // 4
-        return f"{block.mime_type}, {size} bytes inline"
+        return f"{block.mime_type or 'data'}, {size} bytes inline"
     file_id = getattr(block, "file_id", None)
     if file_id is not None:
         return f"file {file_id}"
@@ -111,6 +111,16 @@ def block_to_str(block: Any) -> str:
         return f"[server tool call {block.name}: {arguments}]"
     if kind == "server_tool_result":
         return f"[server tool result for {block.tool_call_id}]"
+    if kind == "resource":
+        if block.text is not None:
+            return f"[resource {block.uri}]\n{block.text}"
+        return f"[resource {block.uri}: {_source(block)}]"
+    if kind == "resource_link":
+        label = block.title or block.name
+        return f"[resource link {label}: {block.uri}]" if label else f"[resource link: {block.uri}]"
+    if kind == "compaction":
+        opaque = " (with opaque data)" if block.encrypted_content or block.signature else ""
+        return f"[compaction{opaque}: {block.text}]" if block.text else f"[compaction{opaque}]"
     return f"[{kind}]"
 
 

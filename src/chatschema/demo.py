@@ -58,6 +58,9 @@ def main() -> None:
         except chatschema.UnsupportedContentError as error:  # said, never dropped silently
             print(f"refused: {error}\nwith unsupported='placeholder':")
             request = codec.encode(conversation, unsupported="placeholder")
+        except chatschema.ConversionError as error:  # not a request this API answers
+            print(f"refused as a request: {error}\nas a history (request=False):")
+            request = codec.encode(conversation, request=False)
         back = codec.decode_conversation(request)
         print(json.dumps(_shown(request), indent=2, ensure_ascii=False, default=repr))
         print(

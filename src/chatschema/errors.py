@@ -19,6 +19,7 @@ __all__ = [
     "ConversionError",
     "OptionError",
     "Problem",
+    "ReplaySkippedWarning",
     "SchemaValidationError",
     "SettingsDroppedWarning",
     "StreamIncompleteError",
@@ -195,6 +196,26 @@ class SettingsDroppedWarning(ChatSchemaError, UserWarning):
             f"{provider}: {count} setting{'s' * (count != 1)} left out "
             f"(unsupported_settings='drop'): {shown}"
         )
+
+
+class ReplaySkippedWarning(ChatSchemaError, UserWarning):
+    """Opaque values ``encode`` did not replay under its ``replay`` policy (a warning).
+
+    Warned once per ``encode`` call; ``check`` lists the same problems (keyword
+    ``replay_skipped``).
+
+    Attributes:
+        provider: the target format.
+        problems: each block left out, at its pointer (``/messages/1/content/0``).
+    """
+
+    def __init__(self, problems: Sequence[Problem], *, provider: str) -> None:
+        self.provider = provider
+        self.problems: tuple[Problem, ...] = tuple(problems)
+        count = len(self.problems)
+        shown = "; ".join(f"{problem.pointer}: {problem.message}" for problem in self.problems)
+        plural = "s" * (count != 1)
+        super().__init__(f"{provider}: {count} opaque value{plural} not replayed: {shown}")
 
 
 def _kind(value: object) -> str:

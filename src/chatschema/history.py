@@ -591,15 +591,21 @@ def truncate_text(text: str, max_chars: int, *, head: float = 0.5) -> str:
     return text[:first] + notice + (text[-last:] if last else "")
 
 
+def _read_text(block: Any) -> str | None:
+    """The text a model reads in a tool result's block (text, a text resource), else None."""
+    kind = block.type
+    return block.text if kind == "text" or kind == "resource" else None
+
+
 def truncate_tool_output(
     message: ToolMessage, *, max_chars: int = 20_000, head: float = 0.5
 ) -> ToolMessage:
     """Shorten a tool result's text for the model; keep the full output in ``artifact``.
 
-    Text (a string content or text blocks) longer than ``max_chars`` in all is cut to
-    its head and tail with a notice of how much was removed. When the message has no
-    ``artifact``, the original content goes there, so nothing is lost (the artifact is
-    never sent to a model).
+    Text (a string content, text blocks and embedded text resources) longer than
+    ``max_chars`` in all is cut to its head and tail with a notice of how much was
+    removed. When the message has no ``artifact``, the original content goes there,
+    so nothing is lost (the artifact is never sent to a model).
 
     Raises:
         ValidationError: for a ``message`` that is not a :class:`ToolMessage`.
@@ -614,20 +620,19 @@ def truncate_tool_output(
             return message
         new_content: Any = truncate_text(content, max_chars, head=head)
     else:
-        total = sum(len(block.text) for block in content if block.type == "text")
+        texts = [_read_text(block) for block in content]
+        total = sum(len(text) for text in texts if text is not None)
         if total <= max_chars:
             return message
         new_content = [
-            block.model_copy(
+            block
+            if text is None
+            else block.model_copy(
                 update={
-                    "text": truncate_text(
-                        block.text, max(1, max_chars * len(block.text) // total), head=head
-                    )
+                    "text": truncate_text(text, max(1, max_chars * len(text) // total), head=head)
                 }
             )
-            if block.type == "text"
-            else block
-            for block in content
+            for block, text in zip(content, texts, strict=True)
         ]
     update: dict[str, Any] = {"content": new_content}
     if message.artifact is None and "artifact" not in message.__pydantic_fields_set__:

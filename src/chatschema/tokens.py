@@ -200,6 +200,7 @@ def tiktoken_counter(
                         media += 1
                     else:
                         texts.append(_block_text(block))
+                        media += _opaque_media(block)
             if isinstance(message, AssistantMessage):
                 for call in message.tool_calls:
                     texts.append(call.name)
@@ -228,7 +229,19 @@ def _block_text(block: Any) -> str:
         return _json_text(block.output)
     if kind == "non_standard":
         return _json_text(block.value)
+    if kind in ("resource", "resource_link", "compaction"):
+        return _resource_text(block)
     return ""
+
+
+def _resource_text(block: Any) -> str:
+    """What a model reads of a resource, a resource link or a compaction block."""
+    if block.type == "compaction":
+        return str(block.text or "")  # the opaque data is counted as one media item
+    if block.type == "resource":
+        return f"{block.uri}\n{block.text}" if block.text is not None else block.uri
+    fields = (block.uri, block.name, block.title, block.description)
+    return " ".join(field for field in fields if field)
 
 
 def _encoding_file_url(constructor: Callable[[], dict[str, Any]]) -> str:
@@ -259,6 +272,16 @@ def _encoding_file_url(constructor: Callable[[], dict[str, Any]]) -> str:
 # ------------------------------------------------------- the approximate count
 
 _MEDIA = frozenset({"audio", "video", "file"})
+
+
+def _opaque_media(block: Any) -> int:
+    """1 for data read that is not text (resource bytes, opaque compaction), else 0."""
+    kind = block.type
+    if kind == "resource":
+        return 1 if block.text is None else 0
+    if kind == "compaction":
+        return 1 if block.encrypted_content is not None else 0
+    return 0
 
 
 def _json_text(value: Any) -> str:
@@ -336,8 +359,11 @@ def _message_characters(message: Message, count_name: bool) -> tuple[int, int, i
                 characters += len(block.name) + _json_length(block.arguments or {})
             elif kind == "server_tool_result":
                 characters += _json_length(block.output)
-            else:  # non_standard
+            elif kind == "non_standard":
                 characters += _json_length(block.value)
+            else:  # resource, resource link, compaction: their text, opaque data as media
+                characters += len(_resource_text(block))
+                media += _opaque_media(block)
     if isinstance(message, AssistantMessage):
         for call in message.tool_calls:
             characters += len(call.name) + _json_length(call.arguments)

@@ -63,16 +63,19 @@ from chatschema.providers import (
     anthropic,
     bedrock_converse,
     gemini,
+    get_http_codec,
+    mistral,
     openai_chat,
-    openai_responses,
 )
 from chatschema.providers.gemini import genai_kwargs
 from chatschema.testing import FakeProvider, FakeRequest, LocalServer, ScriptReply
 
 __all__ = ["no_network"]  # the autouse guard, imported to apply to this package
 
-FORMATS: tuple[str, ...] = tuple(HTTP_PROVIDERS)
-"""The five HTTP formats, each a caller format and an upstream format."""
+FORMATS: tuple[str, ...] = tuple(fmt for fmt in HTTP_PROVIDERS if fmt != "gemini_interactions")
+"""The HTTP formats, each a caller format and an upstream format (gemini_interactions:
+its client's raw responses and errors are not wired in here yet; tests/test_testing.py
+runs its official client against the fake provider)."""
 ASYNC_FORMATS: tuple[str, ...] = tuple(fmt for fmt in FORMATS if fmt != "bedrock_converse")
 """Formats with an official async client (botocore has none)."""
 PAIRS = [(caller, upstream) for caller in FORMATS for upstream in FORMATS]
@@ -90,17 +93,21 @@ CALLER_AWS = ("AKIDCALLERABC", "caller-aws-secret-key")
 MODELS = {
     "openai_chat": "gpt-4o-mini",
     "openai_responses": "gpt-4.1-mini",
+    "open_responses": "openai/gpt-oss-120b",
     "anthropic": "claude-sonnet-4-6",
     "gemini": "gemini-2.5-flash",
     "bedrock_converse": "anthropic.claude-3-5-sonnet-20240620-v1:0",
+    "mistral": "mistral-small-latest",
 }
 """Each format's model name: the caller asks for A's, the gateway is set to send B's."""
 CALL_IDS = {
     "openai_chat": "call_abc123",
     "openai_responses": "call_def456",
+    "open_responses": "call_opn321",
     "anthropic": "toolu_01abc",
     "gemini": "call_gem789",
     "bedrock_converse": "tooluse_abc",
+    "mistral": "abcDEF789",
 }
 """The id of the tool call each upstream format's scripted reply makes."""
 TOOL = ToolDefinition(
@@ -205,7 +212,19 @@ def loop_rule(fmt: str) -> Rule:
 
 def upstream_base(fmt: str, url: str) -> str:
     """The base URL B's official client takes: OpenAI's with ``/v1``, the others' the root."""
-    return url + "/v1" if fmt.startswith("openai") else url
+    if fmt == "mistral":  # the fake's Mistral route (its client's server_url)
+        return url + "/mistral"
+    return url + openai_root(fmt) if openai_family(fmt) else url
+
+
+def openai_family(fmt: str) -> bool:
+    """Whether the official openai client speaks ``fmt`` (Open Responses included)."""
+    return fmt.startswith("openai") or fmt == "open_responses"
+
+
+def openai_root(fmt: str) -> str:
+    """Where the openai client's base URL ends: ``/v1``; Open Responses has its own route."""
+    return "/openresponses/v1" if fmt == "open_responses" else "/v1"
 
 
 class Upstream:
@@ -297,20 +316,20 @@ _TLS = ssl.create_default_context()
 loading the CA bundle for each new client would take most of a test's time."""
 
 
-def openai_client(url: str, key: str = CALLER_KEY) -> openai.OpenAI:
+def openai_client(url: str, key: str = CALLER_KEY, root: str = "/v1") -> openai.OpenAI:
     return openai.OpenAI(
         api_key=key,
-        base_url=url + "/v1",
+        base_url=url + root,
         max_retries=0,
         timeout=TIMEOUT,
         http_client=openai.DefaultHttpxClient(verify=_TLS),
     )
 
 
-def async_openai_client(url: str, key: str = CALLER_KEY) -> openai.AsyncOpenAI:
+def async_openai_client(url: str, key: str = CALLER_KEY, root: str = "/v1") -> openai.AsyncOpenAI:
     return openai.AsyncOpenAI(
         api_key=key,
-        base_url=url + "/v1",
+        base_url=url + root,
         max_retries=0,
         timeout=TIMEOUT,
         http_client=openai.DefaultAsyncHttpxClient(verify=_TLS),
@@ -423,10 +442,41 @@ def _anthropic_streamed(final: Any, headers: dict[str, str], events: list[Any]) 
     return Answer(anthropic.decode_response(final), headers, len(deltas), pieces, events)
 
 
+def mistral_client(url: str, key: str, seen: dict[str, Any], *, sync: bool = True) -> Any:
+    """The official ``mistralai`` client on the gateway's Mistral route.
+
+    ``seen`` gets the answer's headers (the SDK returns parsed models only).
+    """
+    import httpx
+    from mistralai.client import Mistral
+
+    def keep(response: httpx.Response) -> None:
+        seen["headers"] = response.headers
+
+    async def akeep(response: httpx.Response) -> None:
+        seen["headers"] = response.headers
+
+    root = url + "/mistral"
+    if sync:
+        http = httpx.Client(event_hooks={"response": [keep]}, timeout=TIMEOUT)
+        return Mistral(api_key=key, server_url=root, client=http)
+    ahttp = httpx.AsyncClient(event_hooks={"response": [akeep]}, timeout=TIMEOUT)
+    return Mistral(api_key=key, server_url=root, async_client=ahttp)
+
+
 def call(fmt: str, url: str, sent: Conversation, *, stream: bool, key: str = CALLER_KEY) -> Answer:
     """One request by the sync official client of ``fmt`` to the gateway at ``url``."""
-    if fmt in ("openai_chat", "openai_responses"):
-        with openai_client(url, key) as client:
+    if fmt == "mistral":
+        seen: dict[str, Any] = {}
+        mclient = mistral_client(url, key, seen)
+        if not stream:
+            reply = mistral.decode_response(mclient.chat.complete(**mistral.encode(sent)))
+            return Answer(reply, _headers(seen.get("headers")))
+        events = list(mclient.chat.stream(**mistral.encode(sent)))
+        chunks = list(mistral.decode_stream(events))
+        return _from_chunks(_headers(seen.get("headers")), chunks, events)
+    if openai_family(fmt):
+        with openai_client(url, key, openai_root(fmt)) as client:
             if fmt == "openai_chat":
                 kwargs = openai_chat.encode(sent)
                 create = client.chat.completions.with_raw_response.create
@@ -434,9 +484,9 @@ def call(fmt: str, url: str, sent: Conversation, *, stream: bool, key: str = CAL
                 raw = create(**kwargs, stream=stream, **extra)
                 codec: Any = openai_chat
             else:
-                kwargs = openai_responses.encode(sent)
+                codec = get_http_codec(fmt)  # either Responses format
+                kwargs = codec.encode(sent)
                 raw = client.responses.with_raw_response.create(**kwargs, stream=stream)
-                codec = openai_responses
             headers = _headers(raw.headers)
             if not stream:
                 return Answer(codec.decode_response(raw.parse()), headers)
@@ -486,8 +536,17 @@ async def acall(
     fmt: str, url: str, sent: Conversation, *, stream: bool, key: str = CALLER_KEY
 ) -> Answer:
     """One request by the async official client of ``fmt`` to the gateway at ``url``."""
-    if fmt in ("openai_chat", "openai_responses"):
-        async with async_openai_client(url, key) as client:
+    if fmt == "mistral":
+        seen: dict[str, Any] = {}
+        mclient = mistral_client(url, key, seen, sync=False)
+        if not stream:
+            parsed = await mclient.chat.complete_async(**mistral.encode(sent))
+            return Answer(mistral.decode_response(parsed), _headers(seen.get("headers")))
+        events = await _alist(await mclient.chat.stream_async(**mistral.encode(sent)))
+        chunks = list(mistral.decode_stream(events))
+        return _from_chunks(_headers(seen.get("headers")), chunks, events)
+    if openai_family(fmt):
+        async with async_openai_client(url, key, openai_root(fmt)) as client:
             if fmt == "openai_chat":
                 kwargs = openai_chat.encode(sent)
                 create = client.chat.completions.with_raw_response.create
@@ -495,9 +554,9 @@ async def acall(
                 raw = await create(**kwargs, stream=stream, **extra)
                 codec: Any = openai_chat
             else:
-                kwargs = openai_responses.encode(sent)
+                codec = get_http_codec(fmt)  # either Responses format
+                kwargs = codec.encode(sent)
                 raw = await client.responses.with_raw_response.create(**kwargs, stream=stream)
-                codec = openai_responses
             headers = _headers(raw.headers)
             parsed = raw.parse()
             if inspect.isawaitable(parsed):
@@ -559,7 +618,7 @@ class Failure:
 
 def failure(fmt: str, error: BaseException) -> Failure:
     """``error`` as the caller's format says it; fails unless it has the format's shape."""
-    if fmt.startswith("openai"):
+    if openai_family(fmt):
         assert isinstance(error, openai.APIError), repr(error)
         body = error.body
         assert isinstance(body, dict), f"the OpenAI error body is not an object: {body!r}"
@@ -657,7 +716,7 @@ def assert_upstream_key(request: FakeRequest, fmt: str, key: str = SECRET) -> No
     """The upstream request carries ``key`` where format ``fmt`` takes it, and no
     caller credential (unless ``key`` is the caller's) in any header."""
     headers = {name.lower(): value for name, value in request.headers.items()}
-    if fmt.startswith("openai"):
+    if openai_family(fmt):
         assert headers.get("authorization") == f"Bearer {key}", headers.get("authorization")
     elif fmt == "anthropic":
         assert headers.get("x-api-key") == key, headers.get("x-api-key")

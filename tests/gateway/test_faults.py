@@ -39,6 +39,7 @@ from chatschema.providers import (
     anthropic,
     bedrock_converse,
     gemini,
+    get_http_codec,
     openai_chat,
     openai_responses,
 )
@@ -59,6 +60,8 @@ from gateway.conftest import (
     failure,
     new_genai_client,
     openai_client,
+    openai_family,
+    openai_root,
     question,
     raised,
     serving,
@@ -82,6 +85,7 @@ def ids(pairs: list[tuple[str, str]]) -> list[str]:
 RATE_LIMITED = {
     "openai_chat": "rate_limit_error",
     "openai_responses": "rate_limit_error",
+    "open_responses": "rate_limit_error",
     "anthropic": "rate_limit_error",
     "gemini": "RESOURCE_EXHAUSTED",
     "bedrock_converse": "ThrottlingException",
@@ -89,6 +93,7 @@ RATE_LIMITED = {
 SERVER_ERROR = {
     "openai_chat": "server_error",
     "openai_responses": "server_error",
+    "open_responses": "server_error",
     "anthropic": "api_error",
     "gemini": "INTERNAL",
     "bedrock_converse": "InternalServerException",
@@ -96,6 +101,7 @@ SERVER_ERROR = {
 BAD_REQUEST = {
     "openai_chat": "invalid_request_error",
     "openai_responses": "invalid_request_error",
+    "open_responses": "invalid_request_error",
     "anthropic": "invalid_request_error",
     "gemini": "INVALID_ARGUMENT",
     "bedrock_converse": "ValidationException",
@@ -123,7 +129,7 @@ def test_an_upstream_rate_limit_keeps_status_and_retry_after(
     assert found.kind == RATE_LIMITED[caller]
     assert "Rate limit reached for requests" in found.message
     assert found.headers.get("retry-after") == "7"
-    if caller.startswith("openai"):
+    if openai_family(caller):
         assert isinstance(found.error, openai.RateLimitError)
     elif caller == "anthropic":
         assert isinstance(found.error, anthropic_sdk.RateLimitError)
@@ -145,7 +151,7 @@ def test_an_upstream_server_error_keeps_its_status(
     assert found.status == 500
     assert found.kind == SERVER_ERROR[caller]
     assert "The server had an error processing your request" in found.message
-    if caller.startswith("openai"):
+    if openai_family(caller):
         assert isinstance(found.error, openai.InternalServerError)
     elif caller == "anthropic":
         assert isinstance(found.error, anthropic_sdk.InternalServerError)
@@ -320,9 +326,10 @@ def abandon(
             next(iter(stream))
             on_first()
             stream.close()
-    elif caller == "openai_responses":
-        with openai_client(url) as client:
-            stream = client.responses.create(**openai_responses.encode(sent), stream=True)
+    elif caller in ("openai_responses", "open_responses"):
+        with openai_client(url, root=openai_root(caller)) as client:
+            kwargs = get_http_codec(caller).encode(sent)
+            stream = client.responses.create(**kwargs, stream=True)
             next(iter(stream))
             on_first()
             stream.close()

@@ -554,6 +554,8 @@ def traffic_format(uri: str, method: str, body: Any) -> str | None:
     if method != "POST" or not isinstance(body, dict):
         return None
     found: str | None = extract_module().endpoint_format(path)
+    if found == "openai_chat" and urllib.parse.urlsplit(uri).hostname == "api.mistral.ai":
+        return "mistral"  # Mistral's chat completions: the same path, its own format
     if found is not None:
         return found
     invoke = re.search(r"/model/[^/]+/invoke(-with-response-stream)?$", path)
@@ -620,6 +622,25 @@ def traffic_recorded(source: Source, *, format: str, interaction: int) -> bytes:
     return text.encode("utf-8")
 
 
+# ------------------------------------------------------------ tests/payloads/mcp
+
+
+def verbatim(source: Source) -> bytes:
+    """A source file as it is (its UTF-8 text)."""
+    (path,) = source.paths
+    return source.text(path).encode("utf-8")
+
+
+def json_files(source: Source, *, prefix: str) -> bytes:
+    """Several JSON files as one object: each file's value under its path less ``prefix``."""
+    out: dict[str, Any] = {}
+    for path in source.paths:
+        if not path.startswith(prefix):
+            raise RecipeError(f"{path} is not under {prefix}")
+        out[path[len(prefix) :]] = json.loads(source.text(path))
+    return _indented(out)
+
+
 RECIPES: dict[str, Recipe] = {
     "traffic_exchange": traffic_exchange,
     "traffic_recorded": traffic_recorded,
@@ -633,5 +654,7 @@ RECIPES: dict[str, Recipe] = {
     "bedrock_stream": bedrock_stream,
     "instrumented_snapshots": instrumented_snapshots,
     "cassette_exchanges": cassette_exchanges,
+    "verbatim": verbatim,
+    "json_files": json_files,
 }
 """Every recipe, by the name ``manifest.yaml`` gives it."""

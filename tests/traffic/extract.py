@@ -172,7 +172,7 @@ def exchange(fmt: str, interaction: dict[str, Any]) -> dict[str, Any] | None:
         return {"request": body, "response": answer}
     if fmt == "bedrock_converse" and isinstance(answer, bytes):
         return {"request": body, "stream": event_stream(answer)}
-    if isinstance(answer, str) and re.match(r"\s*(event|data):", answer):
+    if isinstance(answer, str) and re.match(r"\s*(event:|data:|:)", answer):
         return {"request": body, "stream": answer}
     return None
 

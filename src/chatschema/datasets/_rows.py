@@ -317,7 +317,7 @@ def _redact_block(block: dict[str, Any], opaque: bool, inline: bool) -> dict[str
         kind = block.get("type", "data")
         mime = block.get("mime_type", "")
         return {"type": "text", "text": f"[{kind} {mime}: {size:,} bytes of inline data removed]"}
-    if opaque and block.get("type") == "reasoning":
+    if opaque and block.get("type") in ("reasoning", "compaction"):
         if "signature" not in block and "encrypted_content" not in block:
             return block
         kept = {k: v for k, v in block.items() if k not in ("signature", "encrypted_content")}
@@ -338,8 +338,8 @@ def redact_row(
 ) -> tuple[str | None, int, list[Problem]]:
     """One conversation without opaque reasoning data and/or inline (base64) media.
 
-    Opaque: reasoning ``signature`` and ``encrypted_content`` are removed (a block
-    left with no readable text is dropped). Inline: a block carrying base64 data
+    Opaque: reasoning and compaction ``signature`` and ``encrypted_content`` are
+    removed (a block left with no readable text is dropped). Inline: a block carrying base64 data
     becomes a text block saying what was there. Returns the document in the same
     format as JSON text, the number of blocks changed, and the problems.
     """

@@ -335,7 +335,7 @@ class _Gateway:
                 headers["anthropic-beta"] = beta
             if key:
                 headers["x-api-key"] = key
-        elif upstream == "gemini":
+        elif upstream in ("gemini", "gemini_interactions"):
             if key:
                 headers["x-goog-api-key"] = key
         elif key:
@@ -511,7 +511,7 @@ class _Gateway:
         inner = event.get("error")
         detail = inner if isinstance(inner, dict) else event
         message = detail.get("message")
-        kind = detail.get("status") if self.upstream == "gemini" else detail.get("type")
+        kind = detail.get("status") if family(self.upstream) == "gemini" else detail.get("type")
         if kind == "error" or not isinstance(kind, str):
             kind = detail.get("code") if isinstance(detail.get("code"), str) else None
         code = detail.get("code")

@@ -18,9 +18,12 @@ logger = logging.getLogger("chatschema.gateway")
 KEY_VARIABLES: dict[str, tuple[str, ...]] = {
     "openai_chat": ("CHATSCHEMA_UPSTREAM_API_KEY", "OPENAI_API_KEY"),
     "openai_responses": ("CHATSCHEMA_UPSTREAM_API_KEY", "OPENAI_API_KEY"),
+    "open_responses": ("CHATSCHEMA_UPSTREAM_API_KEY", "OPENAI_API_KEY"),
     "anthropic": ("CHATSCHEMA_UPSTREAM_API_KEY", "ANTHROPIC_API_KEY"),
     "gemini": ("CHATSCHEMA_UPSTREAM_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "gemini_interactions": ("CHATSCHEMA_UPSTREAM_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"),
     "bedrock_converse": ("CHATSCHEMA_UPSTREAM_API_KEY", "AWS_BEARER_TOKEN_BEDROCK"),
+    "mistral": ("CHATSCHEMA_UPSTREAM_API_KEY", "MISTRAL_API_KEY"),
 }
 """Where the upstream's key is read from when ``api_key`` is not given, first found
 first. A Bedrock upstream without a key signs with AWS credentials (botocore)."""
@@ -59,7 +62,7 @@ BEARER = re.compile(r"^\s*bearer\s+(\S+)\s*$", re.IGNORECASE)
 def caller_key(request: Request, caller: str) -> str | None:
     """The key the caller sent, in its format's header (``pass_key``)."""
     headers = request.headers
-    if caller == "gemini":
+    if caller in ("gemini", "gemini_interactions"):
         return headers.get("x-goog-api-key") or request.query_params.get("key")
     if caller == "anthropic" and headers.get("x-api-key"):
         return headers["x-api-key"]

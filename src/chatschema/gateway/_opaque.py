@@ -111,7 +111,7 @@ def sign_foreign_calls(body: dict[str, Any]) -> None:
 def thought(found: list[str], item: Any, where: str, upstream: str) -> None:
     """Note a Gemini thought signature kept in extras that a non-Gemini upstream drops."""
     extras = getattr(item, "extras", None)
-    if upstream == "gemini" or not isinstance(extras, dict):
+    if upstream in ("gemini", "gemini_interactions") or not isinstance(extras, dict):
         return
     gemini = extras.get("gemini")
     if isinstance(gemini, dict) and gemini.get("thought_signature"):

@@ -36,7 +36,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final, Literal, cast
 
-from chatschema_models.content import ContentBlock
+from chatschema_models.content import ContentBlock, ResourceBlock, ResourceLinkBlock
 from chatschema_models.conversation import Conversation
 from chatschema_models.message import (
     Message,
@@ -52,6 +52,7 @@ from chatschema.interop._common import (
     nonempty_str,
     plain,
 )
+from chatschema.providers._common.resources import resource_as
 from chatschema.validation import parse
 
 __all__ = [
@@ -122,9 +123,11 @@ def to_openhands(
         messages: neutral messages (models or JSON dicts) or a Conversation.
         unsupported: what to do with content OpenHands cannot hold (audio, video,
             files, plain-text documents, refusals, server tools, non-standard blocks,
-            images given only by file id, reasoning it has no place for):
-            ``"error"`` raises, ``"drop"`` leaves it out, ``"placeholder"`` puts a
-            short text item in its place.
+            resource links, compaction, other binary resources, images given only
+            by file id, reasoning it has no place for): ``"error"`` raises,
+            ``"drop"`` leaves it out, ``"placeholder"`` puts a short text item in
+            its place. An embedded text resource is a text item, an embedded image
+            an image item.
 
     Returns:
         One ``Message.model_dump()``-shaped dict per message.
@@ -359,6 +362,9 @@ class _Writer:
 
     def blocks(self, blocks: Sequence[ContentBlock]) -> None:
         for position, model in enumerate(blocks):
+            if isinstance(model, (ResourceBlock, ResourceLinkBlock)):
+                # text and image items only: a resource as the one it maps to, if any
+                model = resource_as(model) or model
             block = plain(model)
             kind = block["type"]
             if kind == "text":

@@ -8,9 +8,12 @@ API also write its side, ``encode_response`` and ``encode_stream``: the
 
 - :mod:`chatschema.providers.openai_chat`: OpenAI Chat Completions
 - :mod:`chatschema.providers.openai_responses`: OpenAI Responses
+- :mod:`chatschema.providers.open_responses`: Open Responses (the Responses API as a
+  multi-provider specification)
 - :mod:`chatschema.providers.anthropic`: Anthropic Messages
 - :mod:`chatschema.providers.gemini`: Gemini ``generateContent``
 - :mod:`chatschema.providers.bedrock_converse`: Amazon Bedrock Converse
+- :mod:`chatschema.providers.mistral`: Mistral chat completions
 - :mod:`chatschema.providers.otel_genai`: OpenTelemetry GenAI message attributes
 
 Modules are imported on first use, so ``import chatschema`` stays light.
@@ -70,6 +73,9 @@ if TYPE_CHECKING:  # every registered format satisfies the protocol (checked by 
         anthropic,
         bedrock_converse,
         gemini,
+        gemini_interactions,
+        mistral,
+        open_responses,
         openai_chat,
         openai_responses,
         otel_genai,
@@ -78,17 +84,23 @@ if TYPE_CHECKING:  # every registered format satisfies the protocol (checked by 
     _CODECS: tuple[Codec, ...] = (
         openai_chat,
         openai_responses,
+        open_responses,
         anthropic,
         gemini,
+        gemini_interactions,
         otel_genai,
         bedrock_converse,
+        mistral,
     )
     _HTTP_CODECS: tuple[HTTPCodec, ...] = (
         openai_chat,
         openai_responses,
+        open_responses,
         anthropic,
         gemini,
+        gemini_interactions,
         bedrock_converse,
+        mistral,
     )
 
 

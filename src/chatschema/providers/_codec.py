@@ -12,7 +12,15 @@ from typing import Literal, get_args
 __all__ = ["HTTP_PROVIDERS", "PROVIDERS", "ProviderName"]
 
 ProviderName = Literal[
-    "openai_chat", "openai_responses", "anthropic", "gemini", "otel_genai", "bedrock_converse"
+    "openai_chat",
+    "openai_responses",
+    "open_responses",
+    "anthropic",
+    "gemini",
+    "gemini_interactions",
+    "otel_genai",
+    "bedrock_converse",
+    "mistral",
 ]
 """A wire format, by the name of its codec package under ``chatschema.providers``."""
 

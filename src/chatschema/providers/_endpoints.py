@@ -59,11 +59,16 @@ _GEMINI = "/{version}/models/{model}"
 ENDPOINTS: Final[tuple[Endpoint, ...]] = (
     Endpoint("/v1/chat/completions", "openai_chat"),
     Endpoint("/v1/responses", "openai_responses"),
+    # (its own route here: Open Responses servers answer POST /v1/responses too)
+    Endpoint("/openresponses/v1/responses", "open_responses"),
     Endpoint("/v1/messages", "anthropic"),
     Endpoint(_GEMINI + ":generateContent", "gemini", False, True),
     Endpoint(_GEMINI + ":streamGenerateContent", "gemini", True, True),
+    Endpoint("/{version}/interactions", "gemini_interactions"),
     Endpoint("/model/{model:path}/converse", "bedrock_converse", False, True),
     Endpoint("/model/{model:path}/converse-stream", "bedrock_converse", True, True),
+    # (its own route here: Mistral answers POST /v1/chat/completions on api.mistral.ai)
+    Endpoint("/mistral/v1/chat/completions", "mistral"),
 )
 """Every endpoint served, on one base URL (the paths the official clients post to)."""
 
@@ -81,10 +86,14 @@ def upstream_path(provider: ProviderName, model: str | None, *, stream: bool) ->
     """
     if provider == "openai_chat":
         return "/chat/completions"
-    if provider == "openai_responses":
+    if provider == "mistral":  # the mistralai client's server_url is the API's root
+        return "/v1/chat/completions"
+    if provider == "openai_responses" or provider == "open_responses":
         return "/responses"
     if provider == "anthropic":
         return "/v1/messages"
+    if provider == "gemini_interactions":  # google-genai's base URL is the host
+        return "/v1beta/interactions"
     if not model:
         raise ValueError(f"a {provider} request names its model in the URL: no model given")
     if provider == "gemini":
@@ -97,10 +106,12 @@ def upstream_path(provider: ProviderName, model: str | None, *, stream: bool) ->
 
 def family(provider: str) -> str:
     """The provider family a format's errors follow: openai, anthropic, gemini, bedrock."""
-    if provider.startswith("openai"):
+    if provider.startswith("openai") or provider in ("open_responses", "mistral"):
         return "openai"
     if provider == "bedrock_converse":
         return "bedrock"
+    if provider == "gemini_interactions":
+        return "gemini"
     return provider
 
 
@@ -250,10 +261,10 @@ class WireError:
           ``EventStreamError``).
         """
         kind = self.type_for(provider)
-        if provider == "openai_chat":
+        if provider == "openai_chat" or provider == "mistral":
             error = {"message": self.message, "type": kind, "param": self.param, "code": self.code}
             return frame_data({"error": error})
-        if provider == "openai_responses":
+        if provider == "openai_responses" or provider == "open_responses":
             return frame_named(
                 {
                     "type": "error",
@@ -268,6 +279,10 @@ class WireError:
         if provider == "gemini":
             status = {"code": self.status, "message": self.message, "status": kind}
             return b"data: " + dumps({"error": status}) + b"\r\n\r\n"
+        if provider == "gemini_interactions":  # an `error` event (InteractionSSEEvent)
+            error = {"code": kind, "message": self.message}
+            event = {"event_type": "error", "error": error}
+            return b"event: error\ndata: " + dumps(event) + b"\n\n"
         name = _BEDROCK_STREAM_ERRORS.get(self.status, "internalServerException")
         return frame_exception(name, {"message": self.message})
 

@@ -24,11 +24,14 @@ endpoint                                               format
 ====================================================== ==================
 ``POST /v1/chat/completions``                          ``openai_chat``
 ``POST /v1/responses``                                 ``openai_responses``
+``POST /openresponses/v1/responses``                   ``open_responses``
 ``POST /v1/messages``                                  ``anthropic``
 ``POST /v1beta/models/{model}:generateContent``        ``gemini``
 ``POST /v1beta/models/{model}:streamGenerateContent``  ``gemini`` (streamed)
+``POST /v1beta/interactions``                          ``gemini_interactions`` (streamed too)
 ``POST /model/{modelId}/converse``                     ``bedrock_converse``
 ``POST /model/{modelId}/converse-stream``              ``bedrock_converse``
+``POST /mistral/v1/chat/completions``                  ``mistral``
 ====================================================== ==================
 
 Needs the ``testing`` extra (Starlette for the ASGI application, uvicorn to serve

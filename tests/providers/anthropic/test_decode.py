@@ -501,12 +501,9 @@ def test_foreign_and_future_non_standard_blocks() -> None:
             {"role": "assistant", "content": [{"type": "compaction", "content": "summary so far"}]},
         ]
     }
+    # a compaction block is a neutral CompactionBlock, sent back as it came
     block = neutral(payload)["messages"][1]["content"][0]
-    assert block == {
-        "type": "non_standard",
-        "value": {"type": "compaction", "content": "summary so far"},
-        "extras": {"anthropic": {}},
-    }
+    assert block == {"type": "compaction", "text": "summary so far", "provider": "anthropic"}
     assert codec.encode(codec.decode_conversation(payload)) == payload
     # other formats' blocks are not sent: Responses items, Gemini parts, and a
     # server tool call from an OpenAI Responses turn even with a familiar name

@@ -188,6 +188,7 @@ def test_decode_response(form: str) -> None:
         "text": "Search first.",
         "signature": SIG,
         "provider": "anthropic",
+        "model": "claude-sonnet-4-5-20250929",  # the response's, for the replay policy
     }
     # appended to the history, it re-encodes to exactly the turn the API expects
     history = [

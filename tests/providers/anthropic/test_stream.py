@@ -817,10 +817,10 @@ def test_compaction_delta_assembles_as_the_sdk_accumulator_does(variant: str) ->
     chunks = assert_assembles(events, final)
     delta = COMPACTION_CASES[variant][1]
     compaction = assembled(chunks)["content"][0]
-    assert compaction["type"] == "non_standard"
+    assert compaction["type"] == "compaction"
     # the summary (and the metadata to round-trip) arrive with the block, as the SDK sets them
-    assert compaction["value"]["content"] == delta.get("content")
-    assert compaction["value"]["encrypted_content"] == delta.get("encrypted_content")
+    assert compaction.get("text") == delta.get("content")
+    assert compaction.get("encrypted_content") == delta.get("encrypted_content")
     # the same from the raw SSE body; from the SDK's beta event objects, what
     # decode_response gives for the SDK's own snapshot object
     assert assembled(list(codec.decode_stream([sse(events)]))) == expected(final)

@@ -27,6 +27,7 @@ from chatschema import (
     AssistantMessage,
     AssistantMessageChunk,
     ConversionError,
+    ReasoningBlock,
     UnsupportedContentError,
     to_dict,
 )
@@ -216,6 +217,13 @@ BUILT: dict[str, dict[str, Any]] = {
 }
 
 
+def _stamped(block: Any, model: str) -> Any:
+    """A block as decoding gives it back: reasoning records the response's model."""
+    if isinstance(block, ReasoningBlock) and block.model is None:
+        return block.model_copy(update={"model": model})
+    return block
+
+
 @pytest.mark.parametrize("name", list(BUILT))
 def test_built_message_is_a_valid_response_and_stream(name: str) -> None:
     built = message(**BUILT[name])
@@ -223,8 +231,11 @@ def test_built_message_is_a_valid_response_and_stream(name: str) -> None:
     Message.model_validate(body)
     assert MSG_ID.fullmatch(body["id"])
     decoded = codec.decode_response(body)
+    # decoded reasoning records the response's model (its provenance)
     assert decoded.content == (
-        built.content if isinstance(built.content, list) else decoded.content
+        [_stamped(block, "claude-test") for block in built.content]
+        if isinstance(built.content, list)
+        else decoded.content
     )
     assert [call.arguments for call in decoded.tool_calls] == [
         call.arguments for call in built.tool_calls

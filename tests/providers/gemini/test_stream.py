@@ -363,7 +363,14 @@ def test_a_signature_ends_the_text_part_its_delta_joins() -> None:
     ]
     chunks, want = check_stream(events)
     assert want["content"] == [
-        {"type": "reasoning", "text": "think", "provider": "gemini", "signature": SIG_A},
+        # a signed thought records the model that made it (the replay policy reads it)
+        {
+            "type": "reasoning",
+            "text": "think",
+            "provider": "gemini",
+            "signature": SIG_A,
+            "model": "gemini-3-flash-preview",
+        },
         {"type": "reasoning", "text": "more", "provider": "gemini"},
         {"type": "text", "text": "Hello", "extras": {"gemini": {"thought_signature": SIG_B}}},
         {"type": "text", "text": " again", "extras": {"gemini": {"thought_signature": SIG_C}}},

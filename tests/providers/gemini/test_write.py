@@ -228,7 +228,13 @@ BUILT: dict[str, dict[str, Any]] = {
     },
     "reasoning": {
         "content": [
-            {"type": "reasoning", "text": "Thinking.", "signature": SIG, "provider": "gemini"},
+            {
+                "type": "reasoning",
+                "text": "Thinking.",
+                "signature": SIG,
+                "provider": "gemini",
+                "model": "gemini-2.5-flash",  # (decoded signed thoughts record their model)
+            },
             {"type": "text", "text": "Done."},
         ],
         "finish_reason": "stop",

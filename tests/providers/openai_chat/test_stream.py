@@ -53,7 +53,8 @@ def complete(events: Iterable[dict[str, Any]]) -> dict[str, Any]:
     Top-level fields: the first non-empty ``id`` and ``model``, the last value of the
     others (``usage`` included; objects merged, as Azure's per-chunk filter results
     are); the same for a choice's own fields; each choice's message accumulated with the SDK's
-    ``accumulate_delta`` (strings appended, tool calls merged by ``index``), logprob
+    ``accumulate_delta`` (strings appended, tool calls merged by ``index``; OpenRouter's
+    ``reasoning_details`` merged by type and index, as its provider does), logprob
     lists extended. Stream-only keys (``obfuscation``, tool calls' ``index``) are left
     out; a message without ``content`` has ``content: null`` as complete ones do.
     """
@@ -73,7 +74,11 @@ def complete(events: Iterable[dict[str, Any]]) -> dict[str, Any]:
             state = choices.setdefault(
                 index, {"index": index, "message": {}, "logprobs": None, "finish_reason": None}
             )
-            accumulate_delta(state["message"], copy.deepcopy(raw.get("delta") or {}))
+            delta = copy.deepcopy(raw.get("delta") or {})
+            details = delta.pop("reasoning_details", None)
+            accumulate_delta(state["message"], delta)
+            if isinstance(details, list):
+                _merge_details(state["message"], details)
             if raw.get("finish_reason"):
                 state["finish_reason"] = raw["finish_reason"]
             logprobs = raw.get("logprobs")
@@ -95,6 +100,23 @@ def complete(events: Iterable[dict[str, Any]]) -> dict[str, Any]:
             call.pop("index", None)
     response["choices"] = list(choices.values())
     return response
+
+
+def _merge_details(message: dict[str, Any], pieces: list[dict[str, Any]]) -> None:
+    """OpenRouter's ``reasoning_details`` pieces, merged by type and index as its AI SDK
+    provider does (text, summary, data and signature appended; other values replaced)."""
+    merged = message.setdefault("reasoning_details", [])
+    for piece in pieces:
+        key = (piece["type"], piece.get("index"))
+        into = next((d for d in merged if (d["type"], d.get("index")) == key), None)
+        if into is None:
+            merged.append(dict(piece))
+            continue
+        for name, value in piece.items():
+            if name in ("text", "summary", "data", "signature") and isinstance(value, str):
+                into[name] = into.get(name, "") + value
+            elif value is not None:
+                into[name] = value
 
 
 def _set(target: dict[str, Any], key: str, value: Any) -> None:
@@ -313,8 +335,14 @@ def test_reasoning_with_citations_and_signature() -> None:
             "extras": {"openai_chat": {"content": "Sunny, 24°C"}},
         }
     ]
-    details = message.extras["openai_chat"]["reasoning_details"]  # type: ignore[index]
-    assert details[0]["signature"] == "EqQBCkYIBxgCKkCz0sig"
+    # OpenRouter's reasoning_details: the detail's pieces merged into the reasoning block
+    assert reasoning["signature"] == "EqQBCkYIBxgCKkCz0sig"
+    assert reasoning["extras"] == {
+        "openai_chat": {
+            "detail": {"type": "reasoning.text", "format": "anthropic-claude-v1", "index": 0}
+        }
+    }
+    assert message.extras == {"openai_chat": {"details_text": {"field": "reasoning"}}}
     assert message.response_metadata["openai_chat"]["native_finish_reason"] == "end_turn"  # type: ignore[index]
 
 

@@ -175,9 +175,6 @@ STREAM_EXCEPTIONS = {
     # a server's `index` key on a response's tool call: a stream's fragment key
     "openinference.test_instrumentor.test_chat_with_tool_call.0": "call index",
     "test_deepseek.test_deepseek_deferred_capability_with_thinking.0": "call index",
-    # OpenRouter's reasoning_details: two entries with index 0, merged by a stream
-    "test_openrouter.test_openrouter_file_annotation.0": "list entries by index",
-    "test_openrouter.test_openrouter_usage.1": "list entries by index",
     # Snowflake's function call with a `custom` key: decode_stream knows `custom`
     "test_snowflake.test_snowflake_thinking.0": "custom beside function",
 }

@@ -20,7 +20,14 @@ from typing import Any, cast
 
 import pydantic
 from chatschema_models.chunk import AssistantMessageChunk
-from chatschema_models.content import ContentBlock, NonStandardBlock, TextBlock
+from chatschema_models.content import (
+    CompactionBlock,
+    ContentBlock,
+    NonStandardBlock,
+    ResourceBlock,
+    ResourceLinkBlock,
+    TextBlock,
+)
 from chatschema_models.message import Message
 from langchain_core import messages as lc
 
@@ -311,6 +318,24 @@ def _read_non_standard(reader: _Reader) -> bool:
     return "value" in reader.out
 
 
+_NEUTRAL_ONLY: dict[str, type[ResourceBlock | ResourceLinkBlock | CompactionBlock]] = {
+    "resource": ResourceBlock,
+    "resource_link": ResourceLinkBlock,
+    "compaction": CompactionBlock,
+}
+"""Blocks LangChain has no type for: written with the neutral type and field names."""
+
+_FINISHED = frozenset({"type", "id", "index", "extras", "cache_control"})
+
+
+def _read_neutral(reader: _Reader) -> bool:
+    """A resource, resource link or compaction block, read back as it was written."""
+    fields = _NEUTRAL_ONLY[reader.kind].model_fields
+    for key in [key for key in reader.rest if key in fields and key not in _FINISHED]:
+        reader.out[key] = reader.rest.pop(key)
+    return True
+
+
 _READERS: dict[str, Callable[[_Reader], bool]] = {
     "text": _read_text,
     "refusal": _read_refusal,
@@ -319,6 +344,7 @@ _READERS: dict[str, Callable[[_Reader], bool]] = {
     "server_tool_call": _read_server_tool_call,
     "server_tool_result": _read_server_tool_result,
     "non_standard": _read_non_standard,
+    **dict.fromkeys(_NEUTRAL_ONLY, _read_neutral),
 }
 
 

@@ -22,7 +22,7 @@ from chatschema.interop._common import (
     neutral_message,
     plain,
 )
-from chatschema.interop.langchain._from_lc import _block_from_lc
+from chatschema.interop.langchain._from_lc import _NEUTRAL_ONLY, _block_from_lc
 from chatschema.interop.langchain._shared import (
     _DATA_TYPES,
     _LC_PROVIDERS,
@@ -262,6 +262,9 @@ def _lc_block(block: ContentBlock, *, respell: bool) -> tuple[str | dict[str, An
                     lc_extras[key] = data.pop(key)
     elif kind == "server_tool_call" and "arguments" in data:
         out["args"] = data.pop("arguments")
+    elif kind in _NEUTRAL_ONLY:
+        # no LangChain type: the neutral type and fields, a provider-native-like dict
+        out.update((key, data.pop(key)) for key in list(data) if key not in ("id", "index"))
     if top_level_cache is not None:
         out["cache_control"] = top_level_cache
     for key, value in data.items():

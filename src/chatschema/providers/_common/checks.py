@@ -63,6 +63,7 @@ class EncodePass:
         self.problems: list[Problem] = []
         self.dropped = 0  # content left out by unsupported="drop" so far
         self.dropped_settings: list[Problem] = []  # settings left out (unsupported_settings)
+        self.skipped: list[Problem] = []  # opaque values kept back (replay policy)
 
     def problem(self, where: str, keyword: str, message: str) -> None:
         """Note a broken rule at a pointer (kept in collect mode only)."""

@@ -19,6 +19,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from chatschema_models.content import (
+    CompactionBlock,
     NonStandardBlock,
     ReasoningBlock,
     ServerToolCallBlock,
@@ -29,6 +30,7 @@ from chatschema_models.conversation import Conversation
 from chatschema.providers._codec import PROVIDERS
 
 __all__ = [
+    "APPLICATION_EXTRAS",
     "DEFAULTS",
     "HISTORY_KEYS",
     "KEYWORD",
@@ -67,6 +69,9 @@ LOCAL_EXTRAS: Mapping[str, frozenset[str]] = {
             "stop_form",
             "explicit_auto",
             "sent",
+            # OpenRouter's reasoning_details (openai_chat/details.py)
+            "detail",
+            "details_text",
         }
     ),
     "openai_responses": frozenset(
@@ -129,6 +134,23 @@ LOCAL_EXTRAS: Mapping[str, frozenset[str]] = {
             "thought_signature",
         }
     ),
+    "gemini_interactions": frozenset(
+        {
+            # markers (gemini_interactions/wire.py MARKERS); a result's function name
+            # and is_error said false; text annotations are presentation
+            "input_form",
+            "new_step",
+            "step",
+            "no_summary",
+            "object_result",
+            "no_content",
+            "parameters",
+            "tool",
+            "name",
+            "is_error",
+            "annotations",
+        }
+    ),
     "bedrock_converse": frozenset(
         {
             # markers (bedrock_converse/wire.py)
@@ -143,8 +165,22 @@ LOCAL_EXTRAS: Mapping[str, frozenset[str]] = {
             "cachePoint",
         }
     ),
+    # the Chat Completions markers (mistral/translate.py shares that walk), and a
+    # tool call's wire position
+    "mistral": frozenset(
+        {
+            *("role", "content_shape", "send_name", "arguments", "type", "no_type"),
+            *("no_parameters", "as_field", "field", "bare_base64", "bare_url", "part"),
+            *("stop_form", "explicit_auto", "sent", "index"),
+        }
+    ),
 }
 """Per format, the keys of its extras that are no loss when left behind."""
+LOCAL_EXTRAS = {**LOCAL_EXTRAS, "open_responses": LOCAL_EXTRAS["openai_responses"]}  # same wire
+
+APPLICATION_EXTRAS = frozenset({"mcp"})
+"""Extras of the application's side, never sent to a model (MCP ``annotations`` and
+``_meta``): no format carries them, so none is a loss for any target."""
 
 HISTORY_KEYS: Mapping[str, str] = {
     "system": "anthropic or bedrock_converse",
@@ -160,16 +196,29 @@ DEFAULTS: Mapping[tuple[str, str], Any] = {
     # OpenAI fine-tuning, chat format: an assistant message's `weight` is 0 or 1, 1 when
     # absent (the message is trained on); 1 left behind changes nothing
     ("openai_chat", "weight"): 1,
+    # Mistral chat completions, AssistantMessage: `prefix` defaults to false (the SDK
+    # sends it on every assistant message); false left behind changes nothing
+    ("mistral", "prefix"): False,
 }
 """Keys whose value, when it is the format's default, is no loss when left behind."""
 
 NOTES: Mapping[tuple[str, str], str] = {
     ("openai_chat", "weight"): "an OpenAI fine-tuning weight: only openai_chat rows carry it",
+    (
+        "mistral",
+        "prefix",
+    ): "a Mistral prefix (continue this assistant message): only mistral has it",
 }
 """What a kept key is, where that helps to read the problem."""
 
-_SKIPPED_BLOCKS = (ReasoningBlock, NonStandardBlock, ServerToolCallBlock, ServerToolResultBlock)
-"""Blocks another policy decides on as a whole (reasoning replay, unsupported content)."""
+_SKIPPED_BLOCKS = (
+    ReasoningBlock,
+    CompactionBlock,
+    NonStandardBlock,
+    ServerToolCallBlock,
+    ServerToolResultBlock,
+)
+"""Blocks another policy decides on as a whole (opaque replay, unsupported content)."""
 
 ForeignKey = tuple[str, str, str]
 """A key that cannot reach the target: (JSON pointer, source format, key)."""
@@ -185,7 +234,12 @@ def _escaped(key: str) -> str:
 def _keys(extras: Any, where: str, target: str) -> Iterator[ForeignKey]:
     """The foreign keys of one model's ``extras`` (``where``: the model's pointer)."""
     for source, kept in extras.items():
-        if source == target or source not in PROVIDERS or not isinstance(kept, dict):
+        if (
+            source == target
+            or source not in PROVIDERS
+            or source in APPLICATION_EXTRAS
+            or not isinstance(kept, dict)
+        ):
             continue
         local = LOCAL_EXTRAS.get(source, frozenset())
         for key, value in kept.items():
@@ -204,7 +258,7 @@ def foreign_extras(conversation: Conversation, target: str) -> list[ForeignKey]:
     tools: those are unsupported content as a whole, and so are the entries for them
     an allowed-tools choice keeps), each message, its tool calls and invalid tool
     calls, and its content blocks but reasoning, non-standard and server tool blocks
-    (decided on as a whole).
+    (decided on as a whole); ``extras["mcp"]`` is application data, never foreign.
     """
     found: list[ForeignKey] = []
     extras = conversation.extras

@@ -7,10 +7,12 @@ Runaway nesting and bad JSON text never escape as ``RecursionError`` or
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, ParamSpec, TypeVar
 
 import pydantic
+from chatschema_models.conversation import Conversation
 
 from chatschema import limits
 from chatschema._gc import collector_paused
@@ -24,6 +26,7 @@ __all__ = [
     "guarded",
     "invalid_data_error",
     "loads",
+    "located_in",
     "too_deep_error",
 ]
 
@@ -58,10 +61,13 @@ def depth_error(payload: Any, provider: str, *, where: str = "input") -> Convers
 _MESSAGE_LISTS = {
     "openai_chat": "messages",
     "openai_responses": "input",
+    "open_responses": "input",
     "anthropic": "messages",
     "gemini": "contents",
+    "gemini_interactions": "input",
     "otel_genai": "gen_ai.input.messages",
     "bedrock_converse": "messages",
+    "mistral": "messages",
 }
 
 
@@ -154,6 +160,23 @@ def invalid_data_error(error: pydantic.ValidationError, provider: str) -> Conver
     first = error.errors(include_url=False, include_input=False)[0]
     where = "/".join(str(part) for part in first["loc"])
     return ConversionError(f"invalid data: {first['msg']} at {where}", provider=provider)
+
+
+@contextmanager
+def located_in(provider: str, messages: Any) -> Iterator[None]:
+    """A depth error of a codec this one builds on, located in the caller's input.
+
+    The codec underneath walks the conversation made from ``messages``; a list of
+    messages is walked as given instead, as every codec's guard does.
+    """
+    try:
+        yield
+    except ConversionError as error:
+        if not isinstance(messages, Conversation) and any(
+            problem.keyword == "depth" for problem in error.problems
+        ):
+            raise too_deep_error(provider, messages) from None
+        raise
 
 
 def guarded(provider: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:

@@ -15,13 +15,16 @@ from chatschema.errors import OptionError, Problem, SettingsDroppedWarning, Unsu
 from chatschema.providers._codec import ProviderName
 
 __all__ = [
+    "CompactionPolicy",
     "ContentFormat",
     "EncodeOptions",
     "Options",
     "ReasoningPolicy",
+    "ReplayPolicy",
     "SettingsPolicy",
     "SystemRole",
     "UnsupportedPolicy",
+    "caller_level",
     "dropped_settings_collected",
     "report_dropped_settings",
 ]
@@ -31,6 +34,8 @@ ReasoningPolicy = Literal["replay", "text", "drop"]
 UnsupportedPolicy = Literal["error", "drop", "placeholder"]
 SettingsPolicy = Literal["error", "drop"]
 SystemRole = Literal["system", "developer"]
+ReplayPolicy = Literal["same_model", "same_provider", "all"]
+CompactionPolicy = Literal["drop", "summary"]
 
 
 class EncodeOptions(TypedDict, total=False):
@@ -81,6 +86,18 @@ class EncodeOptions(TypedDict, total=False):
     reports them in one :class:`~chatschema.errors.SettingsDroppedWarning`. Content
     is not affected. Not given: ``"error"`` when ``unsupported`` is ``"error"``
     (the default), else ``"drop"`` (a setting has no placeholder)."""
+    replay: ReplayPolicy
+    """Where this format's opaque values (reasoning signatures and encrypted content,
+    compaction) are sent back: ``"same_model"`` only to the model that produced them
+    (the block's ``model``, compared with ``settings.model``; either unknown: sent),
+    ``"same_provider"`` to any model of the format, ``"all"`` whatever the block
+    records. Not given: the default documented as safe for the format
+    (``docs/opaque-values.md``). A value left out is a ``replay_skipped`` problem of
+    ``check`` and a :class:`~chatschema.errors.ReplaySkippedWarning` of ``encode``."""
+    compaction: CompactionPolicy
+    """A compaction block that cannot be replayed (another format's, or one the
+    ``replay`` policy keeps back): ``"drop"`` (default) applies ``unsupported`` to it;
+    ``"summary"`` sends its readable ``text`` as a text block (none: ``unsupported``)."""
     check: bool
     """Run :func:`check` first and raise with every structural problem (default
     ``True``)."""
@@ -106,6 +123,8 @@ class Options:
     reasoning_content: bool = False
     unsupported: UnsupportedPolicy = "error"
     unsupported_settings: SettingsPolicy | None = None
+    replay: ReplayPolicy | None = None
+    compaction: CompactionPolicy = "drop"
     check: bool = True
     request: bool = True
 
@@ -171,6 +190,8 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "system_role": get_args(SystemRole),
     "unsupported": get_args(UnsupportedPolicy),
     "unsupported_settings": get_args(SettingsPolicy),
+    "replay": get_args(ReplayPolicy),
+    "compaction": get_args(CompactionPolicy),
 }
 
 _DROPPED_SINK: ContextVar[list[Problem] | None] = ContextVar("dropped_settings", default=None)
@@ -191,7 +212,7 @@ def report_dropped_settings(dropped: Sequence[Problem], provider: str) -> None:
     if sink is not None:
         sink.extend(unique)
         return
-    warnings.warn(SettingsDroppedWarning(unique, provider=provider), stacklevel=_caller_level())
+    warnings.warn(SettingsDroppedWarning(unique, provider=provider), stacklevel=caller_level())
 
 
 @contextmanager
@@ -209,7 +230,7 @@ def dropped_settings_collected() -> Iterator[list[Problem]]:
         _DROPPED_SINK.reset(token)
 
 
-def _caller_level() -> int:
+def caller_level() -> int:
     """The ``stacklevel`` of the warning's place: the first frame outside the codecs.
 
     That is the caller's code, or the CLI, datasets or gateway line that encoded

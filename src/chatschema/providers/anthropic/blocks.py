@@ -14,6 +14,7 @@ from typing import Any
 from chatschema_models.content import (
     CacheControl,
     Citation,
+    CompactionBlock,
     ContentBlock,
     FileBlock,
     ImageBlock,
@@ -349,6 +350,29 @@ def reasoning_block(
     return reader.build(ReasoningBlock, fields, index, position)
 
 
+# wire key -> CompactionBlock field, for the string values of a ``compaction`` block
+COMPACTION_FIELDS = (
+    ("content", "text"),
+    ("encrypted_content", "encrypted_content"),
+    ("signature", "signature"),
+)
+
+
+def compaction_block(
+    raw: dict[str, Any], index: int | None, position: int | None, *, request: bool = False
+) -> CompactionBlock:
+    """A ``compaction`` block (``compaction.py``); a request's ``null`` stays in extras."""
+    fields: dict[str, Any] = {"provider": NAME}
+    known = ["type"]
+    for key, field in COMPACTION_FIELDS:
+        value = raw.get(key)
+        if isinstance(value, str):
+            fields[field] = value
+            known.append(key)
+    rest(raw, known, fields, request=request)
+    return reader.build(CompactionBlock, fields, index, position)
+
+
 def user_side_block(raw: Any, index: int | None, position: int | None) -> ContentBlock:
     """A block of user content, tool result content or a system prompt (of a request).
 
@@ -414,6 +438,8 @@ def assistant_block(
         return server_call_block(raw, index, position, request=request)
     if isinstance(kind, str) and kind.endswith("_tool_result") and kind != "tool_result":
         return server_result_block(raw, index, position, request=request)
+    if kind == "compaction":
+        return compaction_block(raw, index, position, request=request)
     if isinstance(kind, str):
         return non_standard(raw, index, position)
     reader.fail("a content block needs a string `type`", index, position)

@@ -28,6 +28,7 @@ from chatschema_models.usage import InputTokenDetails, OutputTokenDetails, Usage
 from pydantic import BaseModel
 
 from chatschema.providers._common import decoder, is_count, no_history
+from chatschema.providers._common.replay import stamped
 from chatschema.providers.anthropic.blocks import (
     assistant_block,
     load,
@@ -133,7 +134,7 @@ def decode_response(payload: Any) -> AssistantMessage:
         fields["usage"] = usage(data["usage"], metadata)
     if metadata:
         fields["response_metadata"] = {NAME: metadata}
-    return _assistant_message(into, 0, **fields)
+    return stamped(_assistant_message(into, 0, **fields))
 
 
 # ===================================================================== messages

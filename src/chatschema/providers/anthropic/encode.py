@@ -15,6 +15,7 @@ from typing import Any
 from chatschema_models.content import (
     AudioBlock,
     CacheControl,
+    CompactionBlock,
     ContentBlock,
     FileBlock,
     ImageBlock,
@@ -22,6 +23,8 @@ from chatschema_models.content import (
     PlainTextBlock,
     ReasoningBlock,
     RefusalBlock,
+    ResourceBlock,
+    ResourceLinkBlock,
     ServerToolCallBlock,
     ServerToolResultBlock,
     TextBlock,
@@ -62,6 +65,14 @@ from chatschema.providers._common import (
     tools_as_text,
 )
 from chatschema.providers._common.options import report_dropped_settings
+from chatschema.providers._common.replay import (
+    held_back,
+    report_skipped,
+    skipped,
+    target_model,
+)
+from chatschema.providers._common.resources import resource_as
+from chatschema.providers.anthropic.compaction import encode_compaction
 from chatschema.providers.anthropic.fast import fast_turns
 from chatschema.providers.anthropic.request import (
     Turns,
@@ -125,6 +136,7 @@ def encode(messages: Any, **options: Unpack[EncodeOptions]) -> dict[str, Any]:
     no_messages(encoder, conversed(encoder.conversation), "user or assistant message")
     raise_problems(encoder.problems, NAME)
     report_dropped_settings(encoder.dropped_settings, NAME)
+    report_skipped(encoder, NAME)
     return payload
 
 
@@ -151,7 +163,7 @@ def check(messages: Any, **options: Unpack[EncodeOptions]) -> list[Problem]:
     encoder.last_checks(encoder.conversation)
     # Messages API reference, `messages`: at least one message (system is apart)
     no_messages(encoder, conversed(encoder.conversation), "user or assistant message")
-    return encoder.problems
+    return encoder.problems + skipped(encoder)
 
 
 # ====================================================================== encoder
@@ -172,6 +184,7 @@ class _Encoder(EncodePass):
     def __init__(self, conversation: Conversation, options: Options, *, collect: bool) -> None:
         super().__init__(options, collect=collect)
         self.conversation = conversation
+        self.target = target_model(conversation)  # (the replay policy's)
         self.parts = options.content_format == "parts"
         self.string = options.content_format == "string"
         self.start({})
@@ -451,6 +464,12 @@ class _Encoder(EncodePass):
         """One block of user content or of a tool result."""
         if isinstance(block, TextBlock):
             return self.text(block, index, position)
+        if isinstance(block, (ResourceBlock, ResourceLinkBlock)):
+            # Messages API reference: user and tool_result content take text, image
+            # and document blocks; a text resource is a plain-text document titled by URI
+            alt = resource_as(block, text="text" if self.string else "document")
+            if alt is not None:
+                return self.user_block(alt, index, position)
         if self.string:
             return self.refuse(f"{block.type} block in string content", index, position)
         if isinstance(block, ImageBlock):
@@ -666,6 +685,8 @@ class _Encoder(EncodePass):
             return self.text(block, index, position)
         if isinstance(block, ReasoningBlock):
             return self.reasoning(block, index, position)
+        if isinstance(block, CompactionBlock):
+            return encode_compaction(self, block, index, position)
         if self.string:
             return self.refuse(f"{block.type} block in string content", index, position)
         at = (index, "content", position)
@@ -703,7 +724,10 @@ class _Encoder(EncodePass):
     def reasoning(self, block: ReasoningBlock, index: int, position: int) -> dict[str, Any] | None:
         """Thinking replayed unchanged; other reasoning as text or left out (``reasoning``)."""
         signed = block.signature is not None or block.encrypted_content is not None
-        if self.options.replays(block.provider) and (signed or self.options.reasoning != "text"):
+        replays = self.options.replays(block.provider) and not (
+            signed and held_back(self, block, self.target, index, position)
+        )
+        if replays and (signed or self.options.reasoning != "text"):
             if self.string:
                 return self.refuse("thinking block in string content", index, position)
             wire: dict[str, Any]

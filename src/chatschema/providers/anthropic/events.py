@@ -337,6 +337,12 @@ class Writer:
                     else {"type": "text_delta", "text": value}
                 )
                 self.out.append({"type": _DELTA, "index": state.index, "delta": delta})
+        elif kind == "compaction":  # as the API streams it: its fields in one delta
+            fields = {key: wire.get(key) for key in ("content", "encrypted_content")}
+            start = {key: value for key, value in wire.items() if key not in fields}
+            state = self.opened(None, "whole", {**start, "content": None})
+            delta = {"type": "compaction_delta", **fields}
+            self.out.append({"type": _DELTA, "index": state.index, "delta": delta})
         else:
             state = self.opened(None, "whole", wire)
         self.close([state])

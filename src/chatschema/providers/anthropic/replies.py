@@ -13,6 +13,7 @@ from typing import Any, Final
 
 from chatschema_models.content import (
     Citation,
+    CompactionBlock,
     ContentBlock,
     NonStandardAnnotation,
     NonStandardBlock,
@@ -27,6 +28,7 @@ from chatschema_models.usage import Usage
 
 from chatschema.providers._common import extras_of, non_standard_what
 from chatschema.providers._common.respond import Reply
+from chatschema.providers.anthropic.blocks import COMPACTION_FIELDS
 from chatschema.providers.anthropic.request import citation_wire
 from chatschema.providers.anthropic.wire import BLOCK_TYPES, FINISH_REASONS, NAME, SERVER_TOOLS
 
@@ -257,6 +259,12 @@ def block_wire(
             return [with_extras(wire, block)]
     if isinstance(block, NonStandardBlock) and non_standard_ours(block):
         return [dict(block.value)]
+    if isinstance(block, CompactionBlock) and not foreign(block):
+        wire = {"type": "compaction"}
+        for key, field in COMPACTION_FIELDS:
+            if getattr(block, field) is not None:
+                wire[key] = getattr(block, field)
+        return [with_extras(wire, block)]
     return refused(block, reply, position)
 
 

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from chatschema._wire import content_chunk, text_block
 from chatschema.providers._common.drive import Incomplete, counted, drive, incomplete_policy
+from chatschema.providers._common.replay import provenance
 from chatschema.providers.anthropic.blocks import (
     assistant_block,
     citation,
@@ -150,6 +151,7 @@ class _Stream:
         self.emptied = False  # content=[] sent for a reply without any block
         self.unknown = 0  # deltas of types this codec does not know, so far
         self.stopped = False  # message_stop came
+        self.model: str | None = None  # the response's, for its opaque blocks' provenance
 
     def missing(self, done_line: bool) -> tuple[str, str] | None:
         """What the stream ended without (``message_stop``), if anything: drive's check."""
@@ -249,6 +251,7 @@ class _Stream:
         fields: dict[str, Any] = {"provider": NAME}
         metadata: dict[str, Any] = {}
         response_fields(message, fields, metadata)
+        self.model = fields.get("model")
         counts = plain(message.get("usage"))
         if counts is not None:
             self.usage = dict(reader.object(counts, "message_start usage"))
@@ -294,7 +297,8 @@ class _Stream:
         assert not isinstance(block, (ToolCall, InvalidToolCall))
         kind = str(kind)
         self.blocks[index] = _Open(position, kind if kind in DELTA_KINDS else "whole", kind)
-        yield _chunk({"content": [block.model_copy(update={"index": position})]})
+        update = {"index": position, **provenance(block, self.model)}
+        yield _chunk({"content": [block.model_copy(update=update)]})
 
     def delta(self, data: dict[str, Any]) -> Iterator[AssistantMessageChunk]:
         """``content_block_delta``: text, citation, thinking, signature or input JSON."""
@@ -378,7 +382,8 @@ class _Stream:
                     reader.fail(f"{raw['type']} input is nested too deeply to read", None, position)
             block = assistant_block(raw, 0, position, index_call=True)
             assert not isinstance(block, (ToolCall, InvalidToolCall))
-            yield _chunk({"content": [block.model_copy(update={"index": position})]})
+            update = {"index": position, **provenance(block, self.model)}
+            yield _chunk({"content": [block.model_copy(update=update)]})
 
     def message_delta(self, data: dict[str, Any]) -> Iterator[AssistantMessageChunk]:
         """``message_delta``: the stop reason and the running usage."""

@@ -16,6 +16,7 @@ from chatschema_models.message import (
 from chatschema_models.tool import InvalidToolCall, ToolCall
 
 from chatschema.providers._common import decoder
+from chatschema.providers._common.replay import stamped
 from chatschema.providers.bedrock_converse.blocks import (
     content_block,
     finish,
@@ -118,7 +119,7 @@ def decode_response(payload: Any) -> AssistantMessage:
         metadata["output"] = rest
     if metadata:
         fields["response_metadata"] = {NAME: metadata}
-    return assistant_message(message["content"], 0, positions=True, **fields)
+    return stamped(assistant_message(message["content"], 0, positions=True, **fields))
 
 
 # ===================================================================== messages

@@ -13,6 +13,7 @@ from typing import Any
 from chatschema_models.content import (
     AudioBlock,
     CacheControl,
+    CompactionBlock,
     ContentBlock,
     FileBlock,
     ImageBlock,
@@ -20,6 +21,8 @@ from chatschema_models.content import (
     PlainTextBlock,
     ReasoningBlock,
     RefusalBlock,
+    ResourceBlock,
+    ResourceLinkBlock,
     ServerToolCallBlock,
     ServerToolResultBlock,
     TextBlock,
@@ -54,6 +57,15 @@ from chatschema.providers._common import (
     tools_as_text,
 )
 from chatschema.providers._common.options import report_dropped_settings
+from chatschema.providers._common.replay import (
+    compaction_what,
+    held_back,
+    report_skipped,
+    skipped,
+    summary_of,
+    target_model,
+)
+from chatschema.providers._common.resources import resource_as
 from chatschema.providers.bedrock_converse.blocks import blob_bytes
 from chatschema.providers.bedrock_converse.fast import fast_turns
 from chatschema.providers.bedrock_converse.request import (
@@ -119,6 +131,7 @@ def encode(messages: Any, **options: Unpack[EncodeOptions]) -> dict[str, Any]:
     no_messages(encoder, sent, "user or assistant message")
     raise_problems(encoder.problems, NAME)
     report_dropped_settings(encoder.dropped_settings, NAME)
+    report_skipped(encoder, NAME)
     return payload
 
 
@@ -144,7 +157,7 @@ def check(messages: Any, **options: Unpack[EncodeOptions]) -> list[Problem]:
     # Converse API reference: a conversation starts with a user message
     sent = "messages" not in payload or conversed(encoder.conversation)  # (a prompt resource)
     no_messages(encoder, sent, "user or assistant message")
-    return encoder.problems
+    return encoder.problems + skipped(encoder)
 
 
 # ====================================================================== encoder
@@ -183,6 +196,7 @@ class _Encoder(EncodePass):
     def __init__(self, conversation: Conversation, options: Options, *, collect: bool) -> None:
         super().__init__(options, collect=collect)
         self.conversation = conversation
+        self.target = target_model(conversation)  # (the replay policy's)
         self.string = options.content_format == "string"
         self.ids: dict[str, str] = {}
         self.tool_blocks = 0  # toolUse and toolResult blocks written
@@ -431,12 +445,18 @@ class _Encoder(EncodePass):
         if isinstance(content, str):
             return [{"text": content}] if content else []
         if self.string:
-            text = joined_text(content)
-            others = [block for block in content if block.type != "text"]
-            out = [{"text": text}] if text else []
-            for position, block in enumerate(others):
-                out.extend(self.refuse(f"{block.type} block in string content", index, position))
-            return out
+            texts: list[str] = []
+            refused: list[dict[str, Any]] = []
+            for position, block in enumerate(content):
+                if isinstance(block, (ResourceBlock, ResourceLinkBlock)):
+                    block = resource_as(block) or block
+                if isinstance(block, TextBlock):
+                    texts.append(block.text)
+                else:
+                    what = f"{block.type} block in string content"
+                    refused.extend(self.refuse(what, index, position))
+            text = "\n".join(texts)
+            return ([{"text": text}] if text else []) + refused
         blocks: list[dict[str, Any]] = []
         for position, item in enumerate(content):
             blocks.extend(self.user_block(item, index, position))
@@ -460,6 +480,12 @@ class _Encoder(EncodePass):
             return self.plain_document(block, index, position)
         if isinstance(block, NonStandardBlock):
             return self.non_standard(block, index, position)
+        if isinstance(block, (ResourceBlock, ResourceLinkBlock)):
+            # API reference, ContentBlock and ToolResultContentBlock: text, image,
+            # document, video; a resource goes as the one it maps to
+            alt = resource_as(block)
+            if alt is not None:
+                return self.user_block(alt, index, position)
         return self.refuse(f"{block.type} block in user content", index, position)
 
     def text(
@@ -634,8 +660,14 @@ class _Encoder(EncodePass):
                     if value is not NOT_JSON:
                         items.append({"json": value})
                         continue
+                if isinstance(block, (ResourceBlock, ResourceLinkBlock)):
+                    block = resource_as(block) or block
                 if isinstance(block, TextBlock):
                     items.append({"text": block.text})  # (tool results take no cache point)
+                elif isinstance(block, AudioBlock):
+                    # API reference, ToolResultContentBlock: json, text, image, document,
+                    # video (and search results): no audio
+                    items.extend(self.refuse("audio in a tool result", index, position))
                 else:
                     items.extend(self.user_block(block, index, position))
         wire["content"] = items
@@ -679,6 +711,11 @@ class _Encoder(EncodePass):
             return self.text(block, index, position)
         if isinstance(block, ReasoningBlock):
             return self.reasoning(block, index, position)
+        if isinstance(block, CompactionBlock):  # no such block: its text, or the policy
+            summary = summary_of(self.options, block)
+            if summary is None:
+                return self.refuse(compaction_what(block), index, position)
+            return self.text(summary, index, position)
         if self.string:
             return self.refuse(f"{block.type} block in string content", index, position)
         extras = extras_of(block, NAME) if block.extras else {}
@@ -716,7 +753,12 @@ class _Encoder(EncodePass):
         """Reasoning replayed as it came; other providers' as text or left out (``reasoning``)."""
         extras = extras_of(block, NAME) if block.extras else {}
         at = pointer(index, "content", position)
-        if self.options.replays(block.provider) and not self.string:
+        signed = block.signature is not None or block.encrypted_content is not None
+        if (
+            self.options.replays(block.provider)
+            and not self.string
+            and not (signed and held_back(self, block, self.target, index, position))
+        ):
             wire: dict[str, Any]
             if block.encrypted_content is not None and block.text is None:
                 blob = self.blob(block.encrypted_content, extras, at)

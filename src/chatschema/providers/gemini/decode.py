@@ -42,6 +42,7 @@ from chatschema.providers._common import (
     no_history,
     set_extras,
 )
+from chatschema.providers._common.replay import stamped
 from chatschema.providers.gemini.blocks import (
     Call,
     PartReader,
@@ -244,7 +245,7 @@ def decode_response(payload: Any) -> AssistantMessage:
         fields["usage"] = usage_of(READ.object(usage, "usage_metadata"))
     if metadata:
         fields["response_metadata"] = {NAME: metadata}
-    return AssistantMessage(**fields)
+    return stamped(AssistantMessage(**fields))
 
 
 # ------------------------------------------------------------------------ messages

@@ -11,7 +11,13 @@ import base64
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from chatschema_models.content import ContentBlock
+from chatschema_models.content import (
+    CompactionBlock,
+    ContentBlock,
+    ReasoningBlock,
+    ResourceBlock,
+    ResourceLinkBlock,
+)
 from chatschema_models.conversation import Conversation
 from chatschema_models.message import (
     AssistantMessage,
@@ -57,6 +63,15 @@ from chatschema.providers._common import (
     tools_as_text,
 )
 from chatschema.providers._common.options import report_dropped_settings
+from chatschema.providers._common.replay import (
+    compaction_what,
+    held_back,
+    report_skipped,
+    skipped,
+    summary_of,
+    target_model,
+)
+from chatschema.providers._common.resources import resource_as
 from chatschema.providers.gemini.fast import adjacent, fast_contents
 from chatschema.providers.gemini.settings import unsupported, write_settings
 from chatschema.providers.gemini.wire import (
@@ -115,6 +130,7 @@ def encode(messages: Any, **options: Unpack[EncodeOptions]) -> dict[str, Any]:
     encoder = _Encoder.run(messages, options, collect=False)
     raise_problems(encoder.problems, NAME)
     report_dropped_settings(encoder.dropped_settings, NAME)
+    report_skipped(encoder, NAME)
     return encoder.payload
 
 
@@ -129,7 +145,8 @@ def check(messages: Any, **options: Unpack[EncodeOptions]) -> list[Problem]:
     (images without vision, other providers' server tools, foreign file ids),
     invalid function names and inline PDFs over 50 MB.
     """
-    return _Encoder.run(messages, options, collect=True).problems
+    encoder = _Encoder.run(messages, options, collect=True)
+    return encoder.problems + skipped(encoder)
 
 
 def genai_kwargs(request: Mapping[str, Any]) -> dict[str, Any]:
@@ -177,6 +194,7 @@ class _Encoder(EncodePass):
     def __init__(self, options: Options, *, collect: bool) -> None:
         super().__init__(options, collect=collect)
         self.calls: dict[str, tuple[str, bool, int]] = {}  # id -> (name, id sent, content)
+        self.target: str | None = None  # the request's model (the replay policy's)
         self.content_index = 0  # index of the content being written
         self.string = options.content_format == "string"
         self.payload: dict[str, Any] = {}
@@ -194,6 +212,7 @@ class _Encoder(EncodePass):
         resolved = Options.resolve(NAME, dict(options))
         conversation = to_conversation(messages)
         encoder = cls(resolved, collect=collect or resolved.check)
+        encoder.target = target_model(conversation)
         checks = encoder.collect and resolved.native_tools
         if checks:
             messages = conversation.messages
@@ -400,6 +419,8 @@ class _Encoder(EncodePass):
         thoughts: list[dict[str, Any]] = []
         texts: list[str] = []
         for position, block in enumerate(blocks):
+            if isinstance(block, (ResourceBlock, ResourceLinkBlock)):
+                block = resource_as(block) or block
             if block.type in ("text", "refusal"):
                 texts.append(block.text)
                 continue
@@ -432,22 +453,36 @@ class _Encoder(EncodePass):
             out = []
             calls: list[ToolCall | InvalidToolCall] = [*message.tool_calls]
             calls += [bad for bad in message.invalid_tool_calls if _unnamed(bad) is not None]
+            carried: dict[str, Any] | None = None  # a signature-only interactions thought
             for position, item in _merged(blocks, calls):
+                part: dict[str, Any] | None
                 if isinstance(item, ToolCall):
-                    out.append(self.call(item, index))
+                    part = self.call(item, index)
                 elif isinstance(item, InvalidToolCall):
-                    out.append(self.meta({"function_call": _unnamed(item)}, item))
+                    part = self.meta({"function_call": _unnamed(item)}, item)
                 else:
                     part = self.block(item, index, position)
-                    if part is not None:
-                        out.append(part)
+                if part is None:
+                    continue
+                if carried is not None and "thought_signature" not in part:
+                    part["thought_signature"] = carried.pop("thought_signature")
+                    carried = None
+                elif carried is not None:
+                    out.append(carried)
+                    carried = None
+                if _signature_only(item, part):
+                    carried = part
+                else:
+                    out.append(part)
+            if carried is not None:
+                out.append(carried)
         for position, invalid in enumerate(message.invalid_tool_calls):
             if not self.string and _unnamed(invalid) is not None:
                 continue  # (written above, where it came)
             where = pointer(index, "invalid_tool_calls", position)
-            part = self.placeholder(invalid_call_what(invalid), index, where=where)
-            if part is not None:
-                out.append(part)  # after the content: an invalid call has no position
+            text = self.placeholder(invalid_call_what(invalid), index, where=where)
+            if text is not None:
+                out.append(text)  # after the content: an invalid call has no position
         return out
 
     def call(self, call: ToolCall, index: int) -> dict[str, Any]:
@@ -476,6 +511,10 @@ class _Encoder(EncodePass):
         texts: list[str] = []
         media: list[dict[str, Any]] = []
         for position, block in enumerate(content_blocks(message.content)):
+            if isinstance(block, (ResourceBlock, ResourceLinkBlock)):
+                # Function calling, multimodal function responses: media go in the
+                # response's parts; a resource as the text or media it maps to
+                block = resource_as(block) or block
             if block.type == "text":
                 texts.append(block.text)
                 continue
@@ -576,7 +615,10 @@ class _Encoder(EncodePass):
             text = block.text if block.text is not None else "\n".join(block.summary or [])
             # Thought signatures: Gemini's own thoughts go back on their part, signature
             # unchanged; it cannot verify other providers' reasoning
-            if self.options.replays(block.provider):
+            sibling = block.provider == SIBLING and self.options.reasoning != "drop"
+            if (self.options.replays(block.provider) or sibling) and not (
+                block.signature is not None and held_back(self, block, self.target, index, position)
+            ):
                 part: dict[str, Any] = {"text": text, "thought": True}
                 if block.signature is not None:
                     part["thought_signature"] = block.signature
@@ -586,6 +628,16 @@ class _Encoder(EncodePass):
             return None  # another provider's reasoning: Gemini cannot verify it
         if block.type in BLOCK_TYPES:
             return self.media(block, index, position)
+        if isinstance(block, CompactionBlock):  # no such part: its text, or the policy
+            summary = summary_of(self.options, block)
+            if summary is None:
+                return self.placeholder(compaction_what(block), index, position)
+            return self.block(summary, index, position)
+        if isinstance(block, (ResourceBlock, ResourceLinkBlock)):
+            alt = resource_as(block)  # no resource part: the text or media part it maps to
+            if alt is None:
+                return self.placeholder(f"{block.type} content", index, position)
+            return self.block(alt, index, position)
         if block.type == "server_tool_call":
             arguments = block.arguments
             if (
@@ -679,6 +731,24 @@ class _Encoder(EncodePass):
 
 
 _TO_URLSAFE = str.maketrans("+/", "-_")
+
+
+SIBLING = "gemini_interactions"
+"""The format whose thought signatures are Gemini's own (the same models')."""
+
+
+def _signature_only(item: Any, part: dict[str, Any]) -> bool:
+    """Whether a part is an Interactions ``thought`` step with a signature only.
+
+    Interactions API, thought signatures: a signature comes in a thought step before the
+    step it belongs to; Gemini carries it on that part (``thoughtSignature``).
+    """
+    return (
+        isinstance(item, ReasoningBlock)
+        and item.provider == SIBLING
+        and part.keys() == {"text", "thought", "thought_signature"}
+        and part["text"] == ""
+    )
 
 
 def _merged(

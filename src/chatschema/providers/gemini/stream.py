@@ -25,6 +25,7 @@ from chatschema._wire import copy_model, trusted
 from chatschema.errors import ConversionError
 from chatschema.providers._common import merge_value
 from chatschema.providers._common.drive import Incomplete, counted, drive, incomplete_policy
+from chatschema.providers._common.replay import provenance
 from chatschema.providers.gemini.blocks import PartReader, Scope, canonical, invalid, split, utf8
 from chatschema.providers.gemini.usage import usage_of
 from chatschema.providers.gemini.wire import (
@@ -454,7 +455,8 @@ class _Stream:
                 if run.string:  # a text block without index continues the string deltas
                     pieces.append(block)
                 else:
-                    pieces.append(block.model_copy(update={"index": run.position}))
+                    update = {"index": run.position, **provenance(block, self.model)}
+                    pieces.append(block.model_copy(update=update))
         else:
             self.close_run()
             position = self.position
@@ -477,7 +479,7 @@ class _Stream:
         """The block of a part (a text part's first delta), carrying its position."""
         self.string_open = False
         block = self.reader.block(part, key, meta, 0, position, self.scope)
-        return block.model_copy(update={"index": position})
+        return block.model_copy(update={"index": position, **provenance(block, self.model)})
 
     def start_call(
         self, value: dict[str, Any], meta: dict[str, Any], position: int, calls: list[ToolCallChunk]

@@ -42,6 +42,7 @@ from chatschema.providers._common import (
     parse_arguments,
     set_extras,
 )
+from chatschema.providers._common.replay import stamped
 from chatschema.providers._openai import CUSTOM_TOOL_PARAMETERS
 from chatschema.providers.openai_chat.blocks import (
     READ,
@@ -54,6 +55,7 @@ from chatschema.providers.openai_chat.blocks import (
     json_copy,
     leftover,
 )
+from chatschema.providers.openai_chat.details import DETAILS_TEXT, decode_details, details_text
 from chatschema.providers.openai_chat.settings import SETTING_WIRE_KEYS, decode_settings
 from chatschema.providers.openai_chat.usage import decode_usage
 from chatschema.providers.openai_chat.wire import (
@@ -233,7 +235,7 @@ def _response(
         metadata["choices"] = json_copy(choices[1:])  # (`[]`: the response had none)
     if metadata:
         fields["response_metadata"] = {NAME: metadata}
-    return READ.build(AssistantMessage, fields, 0)
+    return stamped(READ.build(AssistantMessage, fields, 0))
 
 
 _RESPONSE_KEYS = frozenset({"id", "model", "object", "choices", "usage"})
@@ -391,10 +393,20 @@ def _assistant_fields(
     if _name_field(data, fields):
         known.append("name")
     blocks: list[ContentBlock] = []
+    derived: dict[str, Any] | None = None
+    details = data.get("reasoning_details")  # OpenRouter's (details.py)
+    detail_blocks = None if details is None else decode_details(details)
+    if detail_blocks is not None:
+        known.append("reasoning_details")
     # DeepSeek API "reasoning_content"; vLLM's newer name is "reasoning"
     for field in ("reasoning_content", "reasoning"):
         text = data.get(field)
         if isinstance(text, str):
+            if detail_blocks is not None and text == details_text(detail_blocks):
+                # OpenRouter's `reasoning`: the details' text, written back from them
+                derived = {"field": field, "sent": True} if history else {"field": field}
+                known.append(field)
+                break
             reasoning: dict[str, Any] = {"text": text, "provider": NAME}
             marks: dict[str, Any] = {"field": "reasoning"} if field == "reasoning" else {}
             if history:
@@ -404,6 +416,8 @@ def _assistant_fields(
             blocks.append(ReasoningBlock(**reasoning))
             known.append(field)
             break
+    if detail_blocks is not None:
+        blocks.extend(detail_blocks)
     content = data.get("content", ABSENT)
     shape: Shape
     annotations = data.get("annotations")
@@ -461,6 +475,8 @@ def _assistant_fields(
         if invalid:
             fields["invalid_tool_calls"] = invalid
     extras = leftover(data, known)
+    if derived is not None:
+        extras[DETAILS_TEXT] = derived
     if shape != default:
         extras["content_shape"] = shape
     set_extras(fields, NAME, extras)
@@ -525,7 +541,12 @@ def _tool_call_fields(raw: Any, index: int, position: int) -> tuple[bool, dict[s
     function_name: str | None = None
     if function.get("name") is not None:
         function_name = READ.string(function["name"], f"tool call {position} name", index)
-    raw_arguments = READ.string(function.get("arguments"), f"tool call {position} arguments", index)
+    raw_arguments = function.get("arguments")
+    if raw_arguments is None and "arguments" in function:
+        # OpenRouter answers a call without arguments with `"arguments": null`
+        raw_arguments = "{}"
+        extras["arguments"] = None
+    raw_arguments = READ.string(raw_arguments, f"tool call {position} arguments", index)
     extras.update(leftover(data, ["id", "type", "function"]))
     inner = leftover(function, ["name", "arguments"])
     if inner:

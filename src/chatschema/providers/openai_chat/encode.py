@@ -13,12 +13,15 @@ from typing import Any, cast
 
 from chatschema_models.content import (
     AudioBlock,
+    CompactionBlock,
     ContentBlock,
     FileBlock,
     ImageBlock,
     NonStandardBlock,
     ReasoningBlock,
     RefusalBlock,
+    ResourceBlock,
+    ResourceLinkBlock,
     TextBlock,
 )
 from chatschema_models.conversation import Conversation
@@ -40,7 +43,6 @@ from chatschema.providers._common import (
     Options,
     ToolPairing,
     application_tools,
-    arguments_text,
     content_blocks,
     data_url,
     extras_of,
@@ -58,6 +60,8 @@ from chatschema.providers._common import (
     tools_as_text,
 )
 from chatschema.providers._common.options import report_dropped_settings
+from chatschema.providers._common.replay import compaction_what, summary_of
+from chatschema.providers._common.resources import resource_as
 from chatschema.providers._openai import cache_breakpoint, custom_input
 from chatschema.providers.openai_chat.blocks import (
     READ,
@@ -65,8 +69,10 @@ from chatschema.providers.openai_chat.blocks import (
     default_shape,
     is_audio_field,
 )
+from chatschema.providers.openai_chat.details import DETAILS_TEXT, details_text, wire_detail
 from chatschema.providers.openai_chat.fast import write_messages
 from chatschema.providers.openai_chat.request import (
+    call_arguments,
     checked,
     encode_invalid_call,
     encode_tool,
@@ -317,6 +323,8 @@ class _Encoder(EncodePass):
             images: list[dict[str, Any]] = []
             dropped = self.dropped
             for position, block in enumerate(content):
+                if isinstance(block, (ResourceBlock, ResourceLinkBlock)):
+                    block = resource_as(block) or block
                 if block.type == "image":
                     # API reference: tool message content is text only; images go to a user message
                     part = self.part(block, index, position, "user")
@@ -371,6 +379,8 @@ class _Encoder(EncodePass):
         audio: str | None = None
         reasoning: list[str] = []
         reasoning_field = "reasoning_content"
+        details: list[dict[str, Any]] | None = None  # OpenRouter's (details.py)
+        detail_blocks: list[ReasoningBlock]  # (set with details)
         parts: list[dict[str, Any]] = []
         if isinstance(content, str):
             unset = "content" not in message.model_fields_set
@@ -382,6 +392,13 @@ class _Encoder(EncodePass):
             for position, block in enumerate(content):
                 if isinstance(block, ReasoningBlock):
                     if self.options.replays(block.provider):
+                        detail = wire_detail(block, index, position)  # OpenRouter's (details.py)
+                        if detail is not None:
+                            if details is None:
+                                details, detail_blocks = [], []
+                            details.append(detail)
+                            detail_blocks.append(block)
+                            continue
                         text = _reasoning_text(block)
                         # DeepSeek / vLLM docs: reasoning_content goes back only when
                         # asked, or when the request it was decoded from carried it
@@ -436,6 +453,17 @@ class _Encoder(EncodePass):
             wire["tool_calls"] = calls
         if reasoning:
             wire[reasoning_field] = "\n".join(reasoning)
+        if details:
+            wire["reasoning_details"] = details
+            derived = extras.get(DETAILS_TEXT)
+            # as reasoning_content: back when asked, or when the request carried it
+            if (
+                not reasoning
+                and isinstance(derived, dict)
+                and derived.get("field") in ("reasoning", "reasoning_content")
+                and (self.options.reasoning_content or derived.get("sent") is True)
+            ):
+                wire[derived["field"]] = details_text(detail_blocks)
         if audio is not None:
             wire["audio"] = {"id": audio}
         merge_kept(wire, extras, MESSAGE_MARKERS, "extras", index)
@@ -519,7 +547,7 @@ class _Encoder(EncodePass):
             wire = {
                 "id": call.id,
                 "type": "function",
-                "function": {"name": call.name, "arguments": arguments_text(call, NAME, extras)},
+                "function": {"name": call.name, "arguments": call_arguments(call, extras)},
             }
             if extras.get("no_type") is True:
                 del wire["type"]
@@ -605,6 +633,17 @@ class _Encoder(EncodePass):
             if self.string_mode:
                 return self.placeholder("a second refusal in string content", index, position)
             part = {"type": "refusal", "refusal": block.text}
+        elif isinstance(block, CompactionBlock):  # no such part: its text, or the policy
+            summary = summary_of(self.options, block)
+            if summary is None:
+                return self.placeholder(compaction_what(block), index, position)
+            return self.part(summary, index, position, kind)
+        elif isinstance(block, (ResourceBlock, ResourceLinkBlock)):
+            # no resource part: the text or media part it maps to, where there is one
+            alt = resource_as(block)
+            if alt is None:
+                return self.placeholder(_what(block), index, position)
+            return self.part(alt, index, position, kind)
         elif kind != "user":
             # API reference: media parts are user content only (system/assistant/tool take text)
             role = "a tool result" if kind == "tool" else f"{_a(kind)} message"

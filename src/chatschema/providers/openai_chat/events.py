@@ -27,6 +27,7 @@ from chatschema_models.usage import Usage
 from chatschema._usage import add_usage
 from chatschema.providers._common import arguments_text, extras_of
 from chatschema.providers._common.respond import Reply, dumps, frame_data
+from chatschema.providers.openai_chat.details import DETAILS_TEXT, DetailWriter
 from chatschema.providers.openai_chat.replies import (
     CHOICE_FIELDS,
     HEAD_FIELDS,
@@ -41,7 +42,7 @@ from chatschema.providers.openai_chat.replies import (
     response_id,
     wire_usage,
 )
-from chatschema.providers.openai_chat.request import checked, merge_kept
+from chatschema.providers.openai_chat.request import checked, merge_kept, null_arguments
 from chatschema.providers.openai_chat.wire import CALL_MARKERS, MESSAGE_MARKERS, NAME
 
 __all__ = ["EventWriter", "message_chunk"]
@@ -121,6 +122,10 @@ class _Text(dict[str, Any]):
 _TEXT_END: Final = b'},"logprobs":null,"finish_reason":null}]}\n\n'
 
 
+_FIELDS: Final = ("reasoning", "reasoning_content")
+"""The fields OpenRouter's reasoning text can go to next to its details."""
+
+
 class EventWriter:
     """One ``encode_stream``: the events each chunk makes, then the closing ones.
 
@@ -146,6 +151,8 @@ class EventWriter:
         self.reasoning_key: Any = None
         self.refusal_key: Any = None
         self.reasoning_as: str | None = None  # the reasoning field, once chosen
+        self.details: DetailWriter | None = None  # OpenRouter's reasoning_details
+        self.derived: str | None = None  # the field the details' text also goes to
 
     # -------------------------------------------------------------- events
 
@@ -210,6 +217,11 @@ class EventWriter:
             head = self.head or head
         if chunk.name is not None and "name" in fields:
             delta["name"] = chunk.name
+        extras = extras_of(chunk, NAME)
+        if extras:
+            derived = extras.get(DETAILS_TEXT)
+            if isinstance(derived, dict) and derived.get("field") in _FIELDS:
+                self.derived = derived["field"]  # for the details that follow
         if "content" in fields:
             content = chunk.content
             if isinstance(content, str):
@@ -219,7 +231,6 @@ class EventWriter:
             else:
                 for position, block in enumerate(content):
                     self.block(block, position, delta)
-        extras = extras_of(chunk, NAME)
         if extras:
             merge_kept(delta, extras, MESSAGE_MARKERS, "extras", 0)
         if delta or choice or top:
@@ -391,6 +402,16 @@ class EventWriter:
                 found = annotations_of(block.annotations, self.reply, position)
                 delta["annotations"] = [*delta.get("annotations", ()), *found]
         elif isinstance(block, ReasoningBlock):
+            if self.details is None:
+                self.details = DetailWriter()
+            detail = self.details.piece(block, position)
+            if detail is not None:
+                delta.setdefault("reasoning_details", []).append(detail)
+                if self.derived is not None:
+                    said = detail.get("text", detail.get("summary"))
+                    if isinstance(said, str):
+                        delta[self.derived] = delta.get(self.derived, "") + said
+                return
             opaque_values(block, self.reply, position)
             thought = reasoning_text(block)
             if thought is not None and (thought or self.reasoning_key is None):
@@ -460,6 +481,9 @@ class EventWriter:
         elif fragment.name is not None:
             inner["name"] = fragment.name
         text = fragment.arguments or ""
+        if not call.custom and text in ("", "{}") and null_arguments(extras):
+            text = ""
+            inner["arguments"] = None  # as it came (OpenRouter: a call without arguments)
         if call.custom and call.text is not None:
             call.text.append(text)
             text = ""

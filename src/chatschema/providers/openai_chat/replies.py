@@ -23,10 +23,10 @@ from chatschema_models.message import AssistantMessage
 from chatschema_models.tool import InvalidToolCall, ToolCall
 from chatschema_models.usage import Usage
 
-from chatschema.providers._common import arguments_text, extras_of, non_standard_what
+from chatschema.providers._common import extras_of, non_standard_what
 from chatschema.providers._common.respond import Reply
 from chatschema.providers._openai import citation_fields, custom_input
-from chatschema.providers.openai_chat.request import checked, merge_kept
+from chatschema.providers.openai_chat.request import call_arguments, checked, merge_kept
 from chatschema.providers.openai_chat.wire import (
     CALL_MARKERS,
     FINISH_REASONS,
@@ -202,7 +202,7 @@ def tool_call(call: ToolCall, reply: Reply) -> dict[str, Any]:
         wire = {
             "id": call.id,
             "type": "function",
-            "function": {"name": call.name, "arguments": arguments_text(call, NAME, extras)},
+            "function": {"name": call.name, "arguments": call_arguments(call, extras)},
         }
         if extras.get("no_type") is True:
             del wire["type"]

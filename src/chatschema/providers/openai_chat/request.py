@@ -18,11 +18,13 @@ from chatschema_models.tool import (
     NamedToolChoice,
     NoneToolChoice,
     RequiredToolChoice,
+    ToolCall,
     ToolChoice,
     ToolDefinition,
 )
 
 from chatschema.providers._common import (
+    arguments_text,
     extras_of,
     merge_extras,
 )
@@ -37,6 +39,7 @@ from chatschema.providers.openai_chat.wire import (
 )
 
 __all__ = [
+    "call_arguments",
     "checked",
     "encode_invalid_call",
     "encode_tool",
@@ -44,6 +47,7 @@ __all__ = [
     "invalid_call_as_text",
     "is_custom",
     "merge_kept",
+    "null_arguments",
 ]
 
 
@@ -98,6 +102,22 @@ def _merge(target: dict[str, Any], extras: Mapping[Any, Any], skip: Collection[s
 
 
 _ABSENT = object()
+
+
+def null_arguments(extras: Mapping[str, Any]) -> bool:
+    """Whether a call's arguments came as ``null`` (OpenRouter, a call without arguments)."""
+    return "arguments" in extras and extras["arguments"] is None
+
+
+def call_arguments(call: ToolCall, extras: Mapping[str, Any]) -> str | None:
+    """A function call's ``arguments``: its JSON text, or ``null`` as it came.
+
+    OpenRouter answers a call without arguments with ``"arguments": null``; that
+    goes back while the call still has no arguments.
+    """
+    if not call.arguments and null_arguments(extras):
+        return None
+    return arguments_text(call, NAME, extras)
 
 
 def is_custom(model: Any) -> bool:

@@ -35,6 +35,7 @@ from chatschema.providers._common.respond import (
 )
 from chatschema.providers._openai import cache_breakpoint
 from chatschema.providers.openai_chat.blocks import as_field, default_shape, is_audio_field
+from chatschema.providers.openai_chat.details import DETAILS_TEXT, details_text, wire_detail
 from chatschema.providers.openai_chat.encode import _Encoder
 from chatschema.providers.openai_chat.events import EventWriter, message_chunk
 from chatschema.providers.openai_chat.replies import (
@@ -282,6 +283,8 @@ class _Parts:
     __slots__ = (
         "annotations",
         "audio",
+        "detail_blocks",
+        "details",
         "encoder",
         "field_refusal",
         "list_form",
@@ -298,6 +301,8 @@ class _Parts:
         self.parts: list[dict[str, Any]] = []
         self.reasoning: list[str] = []
         self.reasoning_field = "reasoning_content"
+        self.details: list[dict[str, Any]] = []  # OpenRouter's reasoning_details
+        self.detail_blocks: list[ReasoningBlock] = []
         self.refusal: list[str] = []
         self.field_refusal = False
         self.annotations: list[Any] = []
@@ -309,6 +314,11 @@ class _Parts:
         if isinstance(block, TextBlock):
             self.text(block, index)
         elif isinstance(block, ReasoningBlock):
+            detail = wire_detail(block, 0, index)
+            if detail is not None:
+                self.details.append(detail)
+                self.detail_blocks.append(block)
+                return
             opaque_values(block, self.reply, index)
             text = reasoning_text(block)
             if text is not None:
@@ -402,6 +412,12 @@ def response_message(
     wire["refusal"] = "\n".join(pieces.refusal) if pieces.refusal else None
     if pieces.reasoning:
         wire[pieces.reasoning_field] = "\n".join(pieces.reasoning)
+    if pieces.details:
+        wire["reasoning_details"] = pieces.details
+        derived = extras.get(DETAILS_TEXT)
+        field = derived.get("field") if isinstance(derived, dict) else None
+        if not pieces.reasoning and field in ("reasoning", "reasoning_content"):
+            wire[field] = details_text(pieces.detail_blocks)
     calls = ordered_calls(msg, reply)
     if calls:
         wire["tool_calls"] = calls

@@ -22,6 +22,7 @@ from chatschema._wire import content_chunk
 from chatschema.errors import ConversionError, Problem
 from chatschema.providers._common import describe, loads, merge_value, parse_arguments
 from chatschema.providers._common.drive import Incomplete, counted, drive, incomplete_policy
+from chatschema.providers._common.replay import stamp_once
 from chatschema.providers.openai_chat.blocks import (
     READ,
     PythonKey,
@@ -30,6 +31,7 @@ from chatschema.providers.openai_chat.blocks import (
     default_shape,
     json_copy,
 )
+from chatschema.providers.openai_chat.details import DETAILS_TEXT, DetailStream
 from chatschema.providers.openai_chat.usage import decode_usage
 from chatschema.providers.openai_chat.wire import (
     ABSENT,
@@ -137,6 +139,7 @@ class _Stream:
         self.kept_usage: dict[str, Any] | None = None  # the last usage, if not neutral
         self.response_id: str | None = None
         self.model: str | None = None
+        self.stamped: set[int | None] = set()  # reasoning blocks given the model, by index
         self.empty: set[str] = set()  # "id" / "model" that came as "" (and nothing else yet)
         self.metadata: dict[str, Any] = {}  # last value emitted per metadata key
         self.primary: int | None = None  # wire index of the choice that is the message
@@ -149,6 +152,8 @@ class _Stream:
         self.text_block = False  # the text block exists (blocks mode)
         self.reasoning_field: str | None = None
         self.reasoning_block = False
+        self.details: DetailStream | None = None  # OpenRouter's reasoning_details
+        self.derived = False  # `reasoning` came as the details' text
         self.refusal_block = False
         self.annotations: list[Any] = []  # raw, held until text comes
         self.annotated = False
@@ -382,16 +387,26 @@ class _Stream:
                 if isinstance(delta.get(field), str):
                     self.reasoning_field = field
                     break
+        derived = None
+        details = delta.get("reasoning_details")
+        if details is not None:
+            derived = self.add_details(details, pieces)
         rest = {
             key: value
             for key, value in delta.items()
-            if key not in DELTA_KEYS and key != self.reasoning_field
+            if key not in DELTA_KEYS
+            and key != self.reasoning_field
+            and (derived is None or key != "reasoning_details")
         }
         if rest:
             self.others.add(rest)
         if self.reasoning_field is not None:
             reasoning = delta.get(self.reasoning_field)
-            if isinstance(reasoning, str):
+            if isinstance(reasoning, str) and reasoning == derived and not self.reasoning_block:
+                if not self.derived:  # OpenRouter's `reasoning`: the details' text
+                    self.derived = True
+                    pieces.extras[DETAILS_TEXT] = {"field": self.reasoning_field}
+            elif isinstance(reasoning, str):
                 self.add_reasoning(reasoning, blocks)
             elif reasoning is not None:
                 self.others.add({self.reasoning_field: reasoning})
@@ -424,6 +439,15 @@ class _Stream:
 
     # ------------------------------------------------------------------ content
 
+    def add_details(self, raw: Any, pieces: _Pieces) -> str | None:
+        """OpenRouter's ``reasoning_details`` pieces; their text (None: not read)."""
+        if self.details is None:
+            self.details = DetailStream()
+        text = self.details.add(raw, pieces.blocks)
+        if self.details.slots and self.mode is None:
+            self.mode = "blocks"
+        return text
+
     def add_reasoning(self, text: str, blocks: list[ContentBlock]) -> None:
         """Reasoning text: the reasoning block (slot 0); the reply is blocks from now."""
         if self.mode is None:
@@ -442,8 +466,11 @@ class _Stream:
         """Content text: a string run, or the text block (slot 1) once in blocks mode."""
         first = not self.text_seen
         self.text_seen = True
+        if content and self.details is not None:
+            self.details.flush(blocks)  # the reasoning is over: summaries whole
         if self.mode == "blocks":
-            if content or not self.text_block:
+            # (not before details still streaming: the text comes after them)
+            if content or not (self.text_block or (self.details and self.details.slots)):
                 self.text_block = True
                 blocks.append(TextBlock(text=content, index=TEXT_SLOT))
         elif content:
@@ -537,6 +564,8 @@ class _Stream:
                 if name and call.name is None:
                     call.name = fields["name"] = name
             piece = inner.get("input" if call.custom else "arguments")
+            if piece is None and "arguments" in inner:
+                call.null_arguments = True
             if piece is not None:
                 piece = READ.string(piece, f"tool call {call.position} arguments", None)
                 call.grown(len(piece))
@@ -598,7 +627,9 @@ class _Stream:
                 extras["no_type"] = True
             raw = "".join(call.parts)
             arguments, _ = parse_arguments(raw)
-            if (
+            if not raw and call.null_arguments and call.name and call.id:
+                extras["arguments"] = None  # as decode_response reads it
+            elif (
                 arguments is not None
                 and call.name
                 and call.id
@@ -623,7 +654,9 @@ class _Stream:
                     if key in out:
                         first[key] = out.pop(key)
                 chunks.append(self.build(first))
-            out["content"] = pieces.blocks
+            out["content"] = (
+                stamp_once(pieces.blocks, self.model, self.stamped) if self.model else pieces.blocks
+            )
         elif pieces.text:
             out["content"] = joined
         if pieces.calls:
@@ -655,6 +688,10 @@ class _Stream:
                 self.flush_annotations(blocks)
             else:  # no text to cite: kept as they came, like decode_response does
                 self.others.add({"annotations": self.annotations})
+        if self.details is not None:
+            self.details.flush(blocks)
+            if self.details.kept():
+                self.others.add({"reasoning_details": []})
         if self.mode == "blocks" and self.text_seen and not self.text_block:
             blocks.append(TextBlock(text="", index=TEXT_SLOT))
         if self.primary is not None:
@@ -694,7 +731,7 @@ class _Stream:
         """``extras.content_shape`` as decode_response would record it."""
         shape: Shape = "string" if self.text_seen else "null"
         side: list[ContentBlock] = []
-        if self.reasoning_block:
+        if self.reasoning_block or (self.details is not None and self.details.slots):
             side.append(ReasoningBlock(text=""))
         if self.text_seen:
             side.append(TextBlock(text=""))
@@ -844,6 +881,7 @@ class _StreamCall:
         "extras_seen",
         "id",
         "name",
+        "null_arguments",
         "parts",
         "position",
         "size",
@@ -858,6 +896,7 @@ class _StreamCall:
         self.name: str | None = None
         self.typed = False
         self.custom = False
+        self.null_arguments = False  # `"arguments": null` came (OpenRouter, no arguments)
         self.parts: list[str] = []  # argument fragments, for the exact text at the end
         self.extras_seen: set[str] = set()
 

@@ -45,7 +45,7 @@ FINISH_REASONS: Final = {
 }
 
 # Keys of the extras namespaces that are chatschema markers, not wire keys.
-MESSAGE_MARKERS: Final = frozenset({"role", "content_shape", "send_name"})
+MESSAGE_MARKERS: Final = frozenset({"role", "content_shape", "send_name", "details_text"})
 CALL_MARKERS: Final = frozenset({"arguments", "type", "no_type"})
 TOOL_MARKERS: Final = frozenset({"type", "format", "no_parameters", "tool_fields"})
 BLOCK_MARKERS: Final = frozenset({"as_field", "field", "bare_base64", "bare_url", "part"})

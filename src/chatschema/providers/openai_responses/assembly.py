@@ -15,7 +15,9 @@ from chatschema._json import copy_json
 from chatschema.providers._common import extras_of
 from chatschema.providers.openai_responses.items import (
     code_interpreter_item,
+    compaction_item,
     function_call_item,
+    identified,
     message_item,
     web_search_item,
 )
@@ -152,6 +154,8 @@ def item_json(item: Item) -> dict[str, Any]:
     if item.kind == "item":
         value: dict[str, Any] = copy_json(block.value)
         return value
+    if item.kind == "compaction":
+        return identified(compaction_item(block), item.id)
     if item.kind == "web_search_call":
         found = web_search_item(block)
         if found is not None:

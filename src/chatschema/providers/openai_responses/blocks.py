@@ -12,6 +12,7 @@ from typing import Any
 import pydantic
 from chatschema_models.content import (
     Citation,
+    CompactionBlock,
     ContentBlock,
     NonStandardAnnotation,
     NonStandardBlock,
@@ -47,6 +48,7 @@ __all__ = [
     "key_order",
     "message_keys",
     "non_standard_item",
+    "decode_compaction",
     "part_keys",
     "part_texts",
     "plain",
@@ -232,6 +234,32 @@ def decode_reasoning(item: dict[str, Any], index: int, *, order: bool = False) -
     if extras:
         fields["extras"] = {NAME: extras}
     return READ.build(ReasoningBlock, fields, index)
+
+
+def decode_compaction(item: dict[str, Any], index: int, *, order: bool = False) -> CompactionBlock:
+    """A ``compaction`` item as a compaction block of this provider.
+
+    ``encrypted_content`` is the compacted context; ``created_by`` and any other key
+    go to extras (``item``), with the key order where encode would not write it.
+    """
+    rest = dict(item)
+    del rest["type"]
+    fields: dict[str, Any] = {"provider": NAME}
+    item_id, encrypted = rest.get("id"), rest.get("encrypted_content")
+    written = ["type"]
+    if isinstance(item_id, str) and item_id:
+        fields["id"] = rest.pop("id")
+        written.insert(0, "id")
+    if isinstance(encrypted, str):
+        fields["encrypted_content"] = rest.pop("encrypted_content")
+        written.append("encrypted_content")
+    extras: dict[str, Any] = {"item": rest} if rest else {}
+    keys = key_order(item, order, written + list(rest))
+    if keys is not None:
+        extras[KEY_ORDER] = keys
+    if extras:
+        fields["extras"] = {NAME: extras}
+    return READ.build(CompactionBlock, fields, index)
 
 
 def decode_web_search(

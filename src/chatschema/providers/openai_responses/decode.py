@@ -30,9 +30,11 @@ from chatschema_models.usage import InputTokenDetails, OutputTokenDetails, Usage
 
 from chatschema._json import copy_json
 from chatschema.providers._common import as_json, decoder, is_count, parse_data_url
+from chatschema.providers._common.replay import stamped
 from chatschema.providers._openai import cache_control
 from chatschema.providers.openai_responses.blocks import (
     decode_code_interpreter,
+    decode_compaction,
     decode_function_call,
     decode_output_message,
     decode_reasoning,
@@ -194,7 +196,7 @@ def decode_response(payload: Any) -> AssistantMessage:
             and any(isinstance(block, RefusalBlock) for block in content),
         )
     )
-    return READ.build(AssistantMessage, fields)
+    return stamped(READ.build(AssistantMessage, fields))
 
 
 def response_fields(data: Mapping[str, Any], *, calls: bool, refusal: bool) -> dict[str, Any]:
@@ -512,6 +514,8 @@ def _decode_run(
             blocks.extend(decode_output_message(item, index, order=order))
         elif kind == "reasoning" and isinstance(item.get("id"), str) and item["id"]:
             blocks.append(decode_reasoning(item, index, order=order))
+        elif kind == "compaction" and isinstance(item.get("encrypted_content"), str):
+            blocks.append(decode_compaction(item, index, order=order))
         elif kind == "web_search_call":
             blocks.append(decode_web_search(item, index, order=order))
         elif kind == "code_interpreter_call":

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from chatschema_models.content import (
+    CompactionBlock,
     ContentBlock,
     FileBlock,
     ImageBlock,
@@ -17,6 +18,8 @@ from chatschema_models.content import (
     NonStandardBlock,
     ReasoningBlock,
     RefusalBlock,
+    ResourceBlock,
+    ResourceLinkBlock,
     ServerToolCallBlock,
     ServerToolResultBlock,
     TextBlock,
@@ -64,10 +67,19 @@ from chatschema.providers._common import (
     tools_as_text,
 )
 from chatschema.providers._common.options import report_dropped_settings
+from chatschema.providers._common.replay import (
+    compaction_text,
+    held_back,
+    report_skipped,
+    skipped,
+    target_model,
+)
+from chatschema.providers._common.resources import resource_as
 from chatschema.providers._openai import CITATION_FIELDS, cache_breakpoint, citation_fields
 from chatschema.providers.openai_responses.fast import write_messages
 from chatschema.providers.openai_responses.items import (
     code_interpreter_item,
+    compaction_item,
     function_call_item,
     merged,
     message_item,
@@ -151,6 +163,7 @@ def encode(messages: Any, **options: Unpack[EncodeOptions]) -> dict[str, Any]:
     if resolved.check:
         raise_problems(_problems(conversation, encoder), NAME)
     report_dropped_settings(encoder.dropped_settings, NAME)
+    report_skipped(encoder, NAME)
     return payload
 
 
@@ -171,7 +184,7 @@ def check(messages: Any, **options: Unpack[EncodeOptions]) -> list[Problem]:
     encoder.request(conversation)
     encoder.last_checks(conversation)
     _no_input(encoder, conversation)
-    return _problems(conversation, encoder)
+    return _problems(conversation, encoder) + skipped(encoder)
 
 
 def _problems(conversation: Conversation, encoder: _Encoder) -> list[Problem]:
@@ -223,6 +236,7 @@ class _Encoder(EncodePass):
     def __init__(self, options: Options, *, collect: bool) -> None:
         super().__init__(options, collect=collect)
         self.items: list[dict[str, Any]] = []
+        self.target: str | None = None  # the request's model (the replay policy's)
         # (position, origin) of every item the general path wrote: the items that
         # may carry an id or be reasoning, which rules.structure looks at
         self.origins: list[tuple[int, _Origin]] = []
@@ -256,6 +270,7 @@ class _Encoder(EncodePass):
     def request(self, conversation: Conversation) -> dict[str, Any]:
         """The whole request: instructions, input items, tools and tool choice."""
         messages = conversation.messages
+        self.target = target_model(conversation)  # (the replay policy's)
         options = self.options
         instructions: list[str] = []
         start = 0
@@ -456,6 +471,11 @@ class _Encoder(EncodePass):
                 if isinstance(block, TextBlock):
                     texts.append(block.text)
                     continue
+                if isinstance(block, (ResourceBlock, ResourceLinkBlock)):
+                    alt = resource_as(block)
+                    if isinstance(alt, TextBlock):
+                        texts.append(alt.text)
+                        continue
                 text = self.unsupported(_what(block, "as a string"), index, position)
                 if text is not None:
                     texts.append(text)
@@ -508,6 +528,13 @@ class _Encoder(EncodePass):
                 part["filename"] = block.filename
         elif isinstance(block, NonStandardBlock) and extras_of(block, NAME).get("kind") == "part":
             return copy_json(block.value)
+        elif isinstance(block, (ResourceBlock, ResourceLinkBlock)):
+            # API reference: message content and function_call_output take input_text,
+            # input_image and input_file parts; a resource goes as the one it maps to
+            alt = resource_as(block)
+            if alt is None:
+                return self.placeholder(_what(block, "in input content"), index, position)
+            return self.part(alt, index, position, tool=tool)
         else:
             return self.placeholder(_what(block, "in input content"), index, position)
         if block.cache_control is not None and self.options.prompt_cache:
@@ -665,7 +692,14 @@ class _Encoder(EncodePass):
         if isinstance(block, ReasoningBlock):
             # Reasoning guide: only this API's own reasoning items (with their id)
             # can be passed back; another provider's reasoning cannot be verified.
-            if options.replays(block.provider) and block.id is not None:
+            if (
+                options.replays(block.provider)
+                and block.id is not None
+                and not (
+                    block.encrypted_content is not None
+                    and held_back(self, block, self.target, index, position)
+                )
+            ):
                 self.emit(reasoning_item(block), where)
             elif options.reasoning == "text":
                 text = block.text if block.text is not None else "\n".join(block.summary or [])
@@ -682,9 +716,25 @@ class _Encoder(EncodePass):
         if isinstance(block, NonStandardBlock) and extras_of(block, NAME).get("kind") == "item":
             self.emit(copy_json(block.value), where)
             return
+        if isinstance(block, CompactionBlock):
+            self.compaction(block, index, position, where)
+            return
         placeholder = self.unsupported(_what(block, "in an assistant turn"), index, position)
         if placeholder is not None:
             self.emit({"role": "assistant", "content": placeholder}, where)
+
+    def compaction(self, block: CompactionBlock, index: int, position: int, where: _Origin) -> None:
+        """This API's compaction item as it came; another's as text or by the policy."""
+        if block.provider == NAME and block.encrypted_content is not None:
+            if not held_back(self, block, self.target, index, position):
+                self.emit(compaction_item(block), where)
+                return
+            why = "compaction item of another model (replay policy)"
+        else:
+            why = f"compaction block from {block.provider or 'another provider'}"
+        text = compaction_text(self, block, index, position, why)
+        if text is not None:
+            self.emit({"role": "assistant", "content": text}, where)
 
     def call(self, call: ToolCall, where: _Origin) -> None:
         """A tool call: a ``function_call`` item (text without native tools)."""

@@ -44,9 +44,11 @@ from chatschema.providers.openai_responses.assembly import (
     item_json,
     part_json,
 )
+from chatschema.providers.openai_responses.items import compaction_item, identified
 from chatschema.providers.openai_responses.output import (
     CALL_ID_LENGTH,
     annotation_json,
+    compaction_ours,
     head,
     new_item_id,
     opaque_notes,
@@ -320,6 +322,12 @@ class Writer:
         ):
             current.result = self.keep(key, current, block)  # that item's outputs
             current.result.add(block)
+            return
+        if compaction_ours(block):
+            item = self.begin("compaction", block.id or new_item_id(self.reply, "cmp_"), events)
+            item.part = self.keep(key, item, block)
+            item.part.add(block)
+            events.append(self.added(item, identified(compaction_item(block), item.id)))
             return
         if isinstance(block, NonStandardBlock) and extras_of(block, NAME).get("kind") == "item":
             raw_id = block.value.get("id")

@@ -12,7 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from chatschema_models.content import ContentBlock, ReasoningBlock, ServerToolCallBlock
+from chatschema_models.content import (
+    CompactionBlock,
+    ContentBlock,
+    ReasoningBlock,
+    ServerToolCallBlock,
+)
 from chatschema_models.tool import InvalidToolCall, ToolCall
 
 from chatschema._json import copy_json
@@ -27,6 +32,8 @@ from chatschema.providers.openai_responses.wire import (
 
 __all__ = [
     "code_interpreter_item",
+    "compaction_item",
+    "identified",
     "function_call_item",
     "merged",
     "message_item",
@@ -73,6 +80,28 @@ def reasoning_item(block: ReasoningBlock) -> dict[str, Any]:
     if isinstance(header, dict):
         item.update(header)
     return ordered(item, extras.get(KEY_ORDER))
+
+
+def compaction_item(block: CompactionBlock) -> dict[str, Any]:
+    """A compaction block of this API as its ``compaction`` item, as it came.
+
+    The API's order: id, type, encrypted_content (an input item may have no id).
+    """
+    extras = extras_of(block, NAME)
+    item: dict[str, Any] = {} if block.id is None else {"id": block.id}
+    item["type"] = "compaction"
+    if block.encrypted_content is not None:
+        item["encrypted_content"] = block.encrypted_content
+    header = extras.get("item")
+    if isinstance(header, dict):
+        for key, value in header.items():
+            item.setdefault(key, copy_json(value))
+    return ordered(item, extras.get(KEY_ORDER))
+
+
+def identified(item: dict[str, Any], item_id: str) -> dict[str, Any]:
+    """An output item with an id: its own, else ``item_id`` first (a response's items have one)."""
+    return item if "id" in item else {"id": item_id, **item}
 
 
 def web_search_item(block: ServerToolCallBlock) -> dict[str, Any] | None:

@@ -9,10 +9,11 @@ never saw (a message built by hand) is written in the API's shapes, with made id
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, Final, TypeGuard
 
 from chatschema_models.content import (
     Citation,
+    CompactionBlock,
     ContentBlock,
     NonStandardAnnotation,
     NonStandardBlock,
@@ -32,7 +33,9 @@ from chatschema.providers._common.respond import Reply
 from chatschema.providers._openai import CITATION_FIELDS, citation_fields
 from chatschema.providers.openai_responses.items import (
     code_interpreter_item,
+    compaction_item,
     function_call_item,
+    identified,
     merged,
     message_item,
     reasoning_item,
@@ -48,6 +51,7 @@ __all__ = [
     "HEX",
     "Items",
     "annotation_json",
+    "compaction_ours",
     "head",
     "new_item_id",
     "opaque_notes",
@@ -444,7 +448,18 @@ def output_item(block: ContentBlock, reply: Reply, position: int) -> dict[str, A
             return item
     if isinstance(block, NonStandardBlock) and extras_of(block, NAME).get("kind") == "item":
         return copy_json(block.value)
+    if compaction_ours(block):
+        return identified(compaction_item(block), new_item_id(reply, "cmp_"))
     return reply.unsupported_content(f"{_what(block)} in a response", block_index=position)
+
+
+def compaction_ours(block: ContentBlock) -> TypeGuard[CompactionBlock]:
+    """Whether a block is a compaction item of this API (its encrypted content kept)."""
+    return (
+        isinstance(block, CompactionBlock)
+        and block.provider in (None, NAME)
+        and block.encrypted_content is not None
+    )
 
 
 def reasoning(block: ReasoningBlock, reply: Reply, position: int) -> dict[str, Any]:

@@ -18,9 +18,11 @@ from chatschema_models.tool import ToolCallChunk
 from chatschema._json import copy_json
 from chatschema._wire import content_chunk, text_block
 from chatschema.providers._common.drive import Incomplete, counted, drive, incomplete_policy
+from chatschema.providers._common.replay import provenance
 from chatschema.providers.openai_responses.blocks import (
     decode_annotation,
     decode_code_interpreter,
+    decode_compaction,
     decode_function_call,
     decode_output_message,
     decode_reasoning,
@@ -218,6 +220,7 @@ class _Stream:
         # reasoning items' encrypted_content, held until response.completed: the API
         # re-encrypts it there, and the final Response is what decode_response reads
         self.sealed: dict[int, tuple[_StreamBlock, str]] = {}
+        self.model: str | None = None  # the response's, for its opaque blocks' provenance
 
     def missing(self, done_line: bool) -> tuple[str, str] | None:
         """What the stream ended without (its final event), if anything: drive's check."""
@@ -255,7 +258,14 @@ class _Stream:
         return READ.build(AssistantMessageChunk, fields)
 
     def blocks(self, blocks: list[ContentBlock]) -> list[AssistantMessageChunk]:
-        """One chunk of content blocks, or none."""
+        """One chunk of content blocks, or none; opaque blocks record the model."""
+        if self.model is not None:
+            blocks = [
+                block.model_copy(update=extra)
+                if (extra := provenance(block, self.model))
+                else block
+                for block in blocks
+            ]
         return [self.chunk(content=blocks)] if blocks else []
 
     def text_delta(self, data: Any) -> tuple[str, int] | None:
@@ -320,7 +330,9 @@ class _Stream:
 
     def snapshot(self, data: dict[str, Any]) -> list[AssistantMessageChunk]:
         """``response.created`` / ``in_progress`` / ``queued``: model, id, status."""
-        return [self.chunk(**self.response_fields(data))]
+        fields = self.response_fields(data)
+        self.model = fields.get("model", self.model)
+        return [self.chunk(**fields)]
 
     def final(self, data: dict[str, Any]) -> list[AssistantMessageChunk]:
         """``response.completed`` / ``incomplete``: unfinished items, then the last chunk."""
@@ -678,6 +690,8 @@ class _Stream:
                 self.sealed[key] = (state.block or self.place(state), sealed)
                 reasoning = reasoning.model_copy(update={"encrypted_content": None})
             finals = [reasoning]
+        elif state.kind == "compaction" and isinstance(item.get("encrypted_content"), str):
+            finals = [decode_compaction(item, index)]  # (the done item's value: the final one)
         elif state.kind == "web_search_call":
             finals = [decode_web_search(item, index)]
         elif state.kind == "code_interpreter_call":

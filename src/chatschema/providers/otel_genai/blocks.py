@@ -23,6 +23,8 @@ from chatschema_models.content import (
     PlainTextBlock,
     ReasoningBlock,
     RefusalBlock,
+    ResourceBlock,
+    ResourceLinkBlock,
     ServerToolCallBlock,
     ServerToolResultBlock,
     TextBlock,
@@ -44,7 +46,7 @@ from chatschema.providers.otel_genai.wire import (
 reader = Reader(NAME)
 
 _MEDIA = {"image": ImageBlock, "audio": AudioBlock, "video": VideoBlock, "document": FileBlock}
-CONTENT_TYPES = PART_TYPES | {"refusal", "text-plain", "non_standard"}
+CONTENT_TYPES = PART_TYPES | {"refusal", "text-plain", "non_standard", "resource", "resource_link"}
 """Part types a list of parts in a tool response may hold to be read as content."""
 
 
@@ -115,6 +117,38 @@ def raw(part: Any) -> NonStandardBlock:
     return NonStandardBlock(provider=NAME, value=value)
 
 
+RESOURCE_FIELDS = {
+    "resource_link": ("uri", "name", "title", "description", "mime_type", "size", "id"),
+    "resource": ("uri", "text", "base64", "mime_type", "id"),
+}
+"""Our generic ``resource_link`` and ``resource`` parts: the block's fields, as named."""
+
+
+def resource_part(block: ResourceBlock | ResourceLinkBlock) -> dict[str, Any]:
+    """A resource block as our generic part of its type (no schema part says it).
+
+    The embedded resource's ``base64`` is left for the caller to write under its
+    inline-data policy.
+    """
+    part: dict[str, Any] = {"type": block.type}
+    for name in RESOURCE_FIELDS[block.type]:
+        value = getattr(block, name)
+        if value is not None and name != "base64":
+            part[name] = value
+    return part
+
+
+def resource_block(kind: str, part: dict[str, Any]) -> ResourceBlock | ResourceLinkBlock | None:
+    """Our generic ``resource_link`` or ``resource`` part read back (None if it does not fit)."""
+    if OMITTED in part:
+        return None  # data left out of the record: kept as the part it is
+    names = RESOURCE_FIELDS[kind]
+    fields = {name: part[name] for name in names if part.get(name) is not None}
+    fields["extras"] = extras(part, ("type", *names))
+    cls = ResourceLinkBlock if kind == "resource_link" else ResourceBlock
+    return build(cls, fields)  # type: ignore[no-any-return]
+
+
 class Parts:
     """Reads the parts of one record; server tool types by call id, for the results."""
 
@@ -164,6 +198,8 @@ class Parts:
             return self.media(kind, part, where)
         if kind == "text-plain":
             return self.plain_text(part)
+        if kind in RESOURCE_FIELDS:
+            return resource_block(kind, part)
         if kind == "server_tool_call":
             return self.server_call(part)
         if kind == "server_tool_call_response":

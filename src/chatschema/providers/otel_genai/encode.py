@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from chatschema_models.content import (
     AudioBlock,
+    CompactionBlock,
     ContentBlock,
     FileBlock,
     ImageBlock,
@@ -24,6 +25,8 @@ from chatschema_models.content import (
     PlainTextBlock,
     ReasoningBlock,
     RefusalBlock,
+    ResourceBlock,
+    ResourceLinkBlock,
     ServerToolCallBlock,
     ServerToolResultBlock,
     TextBlock,
@@ -36,6 +39,7 @@ from typing_extensions import Unpack
 
 from chatschema._json import copy_json
 from chatschema.errors import OptionError, Problem, UnsupportedContentError
+from chatschema.providers._codec import PROVIDERS
 from chatschema.providers._common import (
     EncodeOptions,
     EncodePass,
@@ -51,6 +55,8 @@ from chatschema.providers._common import (
     to_conversation,
 )
 from chatschema.providers._common.options import report_dropped_settings
+from chatschema.providers._common.replay import compaction_what, summary_of
+from chatschema.providers.otel_genai.blocks import resource_part
 from chatschema.providers.otel_genai.fast import fast_messages
 from chatschema.providers.otel_genai.wire import (
     CONTENT_ATTRIBUTES,
@@ -524,9 +530,23 @@ class _Encoder(EncodePass):
             part = self.server_call(block)
         elif isinstance(block, ServerToolResultBlock):
             part = self.server_result(block)
-        else:
-            assert isinstance(block, NonStandardBlock)
+        elif isinstance(block, (ResourceBlock, ResourceLinkBlock)):
+            part = resource_part(block)
+            if isinstance(block, ResourceBlock) and block.base64 is not None:
+                self.inline(part, "base64", block.base64)
+        elif isinstance(block, NonStandardBlock):
             return self.non_standard(block)
+        elif isinstance(block, CompactionBlock):  # no such part: its text, or the policy
+            summary = summary_of(self.options, block)
+            text = (
+                summary.text
+                if summary is not None
+                else self.unsupported(compaction_what(block), index, position)
+            )
+            return None if text is None else {"type": "text", "content": text}
+        else:  # a block this format has no part for
+            text = self.unsupported(f"{block.type} block", index, position)
+            return None if text is None else {"type": "text", "content": text}
         if getattr(block, "id", None) is not None and "id" not in part:
             part["id"] = block.id
         ours = extras_of(block, NAME)
@@ -670,7 +690,7 @@ class _Encoder(EncodePass):
         value = block.value
         ours = extras_of(block, NAME)
         part: dict[str, Any]
-        if block.provider in (None, NAME) and isinstance(value.get("type"), str):
+        if _own(block) and isinstance(value.get("type"), str):
             part = copy_json(value)
             if block.id is not None:
                 part.setdefault("block_id", block.id)
@@ -855,3 +875,15 @@ def _json_value(text: str) -> tuple[Any, str | None]:
         return json.loads(text), None
     except (ValueError, RecursionError) as error:
         return None, str(error)
+
+
+def _own(block: NonStandardBlock) -> bool:
+    """Whether a non-standard block is this format's generic part.
+
+    A block without a provider is, unless another format's extras claim it (a Chat
+    Completions or Mistral content part it kept whole, marked in its extras).
+    """
+    if block.provider is not None:
+        return block.provider == NAME
+    extras = block.extras
+    return not extras or not any(key != NAME and key in PROVIDERS for key in extras)
