@@ -662,9 +662,16 @@ def test_an_undecodable_request_is_a_400_in_the_format_shape(fmt: str) -> None:
     assert response.status_code == 400
     data = response.json()
     message = f"chatschema FakeProvider could not decode the {fmt} request to POST {path}: "
-    if fmt.startswith("openai") or fmt in ("open_responses", "mistral"):
+    if fmt.startswith("openai") or fmt == "open_responses":
         assert data["error"]["type"] == "invalid_request_error"
         assert data["error"]["message"].startswith(message)
+    elif fmt == "mistral":  # flat, as api.mistral.ai answers
+        assert (data["object"], data["type"], data["raw_status_code"]) == (
+            "error",
+            "invalid_request_error",
+            400,
+        )
+        assert data["message"].startswith(message)
     elif fmt == "anthropic":
         assert data["type"] == "error"
         assert data["error"]["type"] == "invalid_request_error"

@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import inspect
+import json
 import logging
 import re
 import ssl
@@ -42,6 +43,7 @@ from botocore.exceptions import ClientError as BotoClientError
 from clients.conftest import no_network
 from google import genai
 from google.genai import errors as genai_errors
+from mistralai.client.errors import MistralError, ResponseValidationError
 
 from chatschema import (
     AssistantMessage,
@@ -464,15 +466,25 @@ def mistral_client(url: str, key: str, seen: dict[str, Any], *, sync: bool = Tru
     return Mistral(api_key=key, server_url=root, async_client=ahttp)
 
 
+def mistral_kwargs(sent: Conversation) -> dict[str, Any]:
+    """What a Mistral caller sends: the tool-call ids as the gateway gave them.
+
+    (A ``mistralai`` client sends back the ids of the replies it got; ``mistral_ids``
+    rewrites ids for api.mistral.ai itself, which the gateway is not.)
+    """
+    return mistral.encode(sent, mistral_ids=False)
+
+
 def call(fmt: str, url: str, sent: Conversation, *, stream: bool, key: str = CALLER_KEY) -> Answer:
     """One request by the sync official client of ``fmt`` to the gateway at ``url``."""
     if fmt == "mistral":
         seen: dict[str, Any] = {}
         mclient = mistral_client(url, key, seen)
+        kwargs = mistral_kwargs(sent)
         if not stream:
-            reply = mistral.decode_response(mclient.chat.complete(**mistral.encode(sent)))
+            reply = mistral.decode_response(mclient.chat.complete(**kwargs))
             return Answer(reply, _headers(seen.get("headers")))
-        events = list(mclient.chat.stream(**mistral.encode(sent)))
+        events = list(mclient.chat.stream(**kwargs))
         chunks = list(mistral.decode_stream(events))
         return _from_chunks(_headers(seen.get("headers")), chunks, events)
     if openai_family(fmt):
@@ -539,10 +551,11 @@ async def acall(
     if fmt == "mistral":
         seen: dict[str, Any] = {}
         mclient = mistral_client(url, key, seen, sync=False)
+        kwargs = mistral_kwargs(sent)
         if not stream:
-            parsed = await mclient.chat.complete_async(**mistral.encode(sent))
+            parsed = await mclient.chat.complete_async(**kwargs)
             return Answer(mistral.decode_response(parsed), _headers(seen.get("headers")))
-        events = await _alist(await mclient.chat.stream_async(**mistral.encode(sent)))
+        events = await _alist(await mclient.chat.stream_async(**kwargs))
         chunks = list(mistral.decode_stream(events))
         return _from_chunks(_headers(seen.get("headers")), chunks, events)
     if openai_family(fmt):
@@ -644,6 +657,8 @@ def failure(fmt: str, error: BaseException) -> Failure:
         response = getattr(error, "response", None)
         headers = _headers(getattr(response, "headers", None))
         return Failure(error.code, error.status, error.message or "", headers, body, error)
+    if fmt == "mistral":
+        return _mistral_failure(error)
     assert fmt == "bedrock_converse"
     assert isinstance(error, BotoClientError), repr(error)
     data = error.response
@@ -655,7 +670,23 @@ def failure(fmt: str, error: BaseException) -> Failure:
     return Failure(status, code, data["Error"].get("Message", ""), headers, data, error)
 
 
+def _mistral_failure(error: BaseException) -> Failure:
+    """A ``mistralai`` error: its body is Mistral's flat error object (a stream's error
+    event fails the SDK's reading of the chunk: a ``ResponseValidationError``)."""
+    assert isinstance(error, MistralError), repr(error)
+    body = json.loads(error.body)
+    in_stream = isinstance(error, ResponseValidationError) and error.status_code == 200
+    if in_stream:  # the SDK reads each event's data as {"data": event}
+        body = body["data"]
+    assert isinstance(body, dict) and body.get("object") == "error", body
+    assert isinstance(body.get("message"), str), body
+    status = None if in_stream else error.status_code
+    headers = {} if in_stream else _headers(error.headers)
+    return Failure(status, body.get("type"), body["message"], headers, body, error)
+
+
 CLIENT_ERRORS: tuple[type[BaseException], ...] = (
+    MistralError,
     openai.APIError,
     anthropic_sdk.APIError,
     genai_errors.APIError,

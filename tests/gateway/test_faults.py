@@ -32,6 +32,7 @@ import anthropic as anthropic_sdk
 import openai
 import pytest
 from google.genai import errors as genai_errors
+from mistralai.client.errors import SDKError
 
 from chatschema import AudioBlock, Conversation, assistant
 from chatschema.gateway import create_app
@@ -89,6 +90,7 @@ RATE_LIMITED = {
     "anthropic": "rate_limit_error",
     "gemini": "RESOURCE_EXHAUSTED",
     "bedrock_converse": "ThrottlingException",
+    "mistral": "rate_limited",
 }
 SERVER_ERROR = {
     "openai_chat": "server_error",
@@ -97,6 +99,7 @@ SERVER_ERROR = {
     "anthropic": "api_error",
     "gemini": "INTERNAL",
     "bedrock_converse": "InternalServerException",
+    "mistral": "internal_error",
 }
 BAD_REQUEST = {
     "openai_chat": "invalid_request_error",
@@ -105,6 +108,7 @@ BAD_REQUEST = {
     "anthropic": "invalid_request_error",
     "gemini": "INVALID_ARGUMENT",
     "bedrock_converse": "ValidationException",
+    "mistral": "invalid_request_error",
 }
 
 
@@ -135,6 +139,8 @@ def test_an_upstream_rate_limit_keeps_status_and_retry_after(
         assert isinstance(found.error, anthropic_sdk.RateLimitError)
     elif caller == "gemini":
         assert isinstance(found.error, genai_errors.ClientError)
+    elif caller == "mistral":
+        assert isinstance(found.error, SDKError)
     assert_clean(found)
     [request] = up.requests(token)
     assert (request.status, request.stream) == (429, stream)
@@ -157,6 +163,8 @@ def test_an_upstream_server_error_keeps_its_status(
         assert isinstance(found.error, anthropic_sdk.InternalServerError)
     elif caller == "gemini":
         assert isinstance(found.error, genai_errors.ServerError)
+    elif caller == "mistral":
+        assert isinstance(found.error, SDKError)
     assert_clean(found)
 
 
@@ -253,16 +261,18 @@ def broken(caller: str, url: str, sent: Conversation) -> tuple[str, Any]:
     """Stream through the gateway and expect the stream to fail: (message, detail).
 
     The client raises its error (OpenAI Chat ``APIError``, Anthropic
-    ``APIStatusError``, google-genai ``APIError``, botocore ``EventStreamError``);
-    an OpenAI Responses stream, which the SDK hands over as events, ends with an
-    ``error`` (or ``response.failed``) event and no ``response.completed``.
+    ``APIStatusError``, google-genai ``APIError``, botocore ``EventStreamError``,
+    ``mistralai``'s ``MistralError``); a Responses stream (OpenAI's or Open
+    Responses'), which the SDK hands over as events, ends with an ``error`` (or
+    ``response.failed``) event and no ``response.completed``.
     """
-    if caller != "openai_responses":
+    if caller not in ("openai_responses", "open_responses"):
         found = raised(caller, lambda: call(caller, url, sent, stream=True))
         return found.message, found
-    with openai_client(url) as client:
+    with openai_client(url, root=openai_root(caller)) as client:
         try:
-            events = list(client.responses.create(**openai_responses.encode(sent), stream=True))
+            kwargs = get_http_codec(caller).encode(sent)
+            events = list(client.responses.create(**kwargs, stream=True))
         except openai.APIError as error:
             found = failure(caller, error)
             return found.message, found
@@ -524,6 +534,7 @@ PASSING = [
     ("openai_responses", "openai_responses", True),
     ("anthropic", "openai_responses", False),
     ("bedrock_converse", "openai_responses", False),
+    ("mistral", "openai_responses", False),
     ("gemini", "gemini", True),
     ("openai_chat", "gemini", False),
 ]

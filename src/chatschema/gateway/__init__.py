@@ -514,7 +514,7 @@ class _Gateway:
         kind = detail.get("status") if family(self.upstream) == "gemini" else detail.get("type")
         if kind == "error" or not isinstance(kind, str):
             kind = detail.get("code") if isinstance(detail.get("code"), str) else None
-        code = detail.get("code")
+        code = detail.get("raw_status_code", detail.get("code"))  # Mistral's, else Gemini's
         status = code if isinstance(code, int) and 400 <= code <= 599 else 502
         return WireError(
             status,
@@ -531,8 +531,10 @@ def _array_items(events: list[Any], sent: int) -> list[bytes]:
 
 def _is_error(event: dict[str, Any]) -> bool:
     """Whether an SSE payload is an error event (every format's ``error``)."""
-    return event.get("type") == "error" or (
-        "error" in event and isinstance(event["error"], dict) and "type" not in event
+    return (
+        event.get("type") == "error"
+        or event.get("object") == "error"  # Mistral's flat error object
+        or ("error" in event and isinstance(event["error"], dict) and "type" not in event)
     )
 
 

@@ -105,8 +105,8 @@ def upstream_path(provider: ProviderName, model: str | None, *, stream: bool) ->
 
 
 def family(provider: str) -> str:
-    """The provider family a format's errors follow: openai, anthropic, gemini, bedrock."""
-    if provider.startswith("openai") or provider in ("open_responses", "mistral"):
+    """The provider family a format's errors follow: openai, anthropic, gemini, bedrock, mistral."""
+    if provider.startswith("openai") or provider == "open_responses":
         return "openai"
     if provider == "bedrock_converse":
         return "bedrock"
@@ -168,6 +168,8 @@ _ERROR_TYPES: dict[str, tuple[dict[int, str], str, str]] = {
         "ValidationException",
         "InternalServerException",
     ),
+    # api.mistral.ai's error types, as its answers say them (429: `rate_limited`, code 1300)
+    "mistral": ({429: "rate_limited"}, "invalid_request_error", "internal_error"),
 }
 """Per family: the error type by status, else the 4xx and 5xx defaults."""
 
@@ -192,8 +194,8 @@ class WireError:
             Anthropic's ``type``, Gemini's ``status``, Bedrock's error name); None:
             the format's usual name for the status.
         family: the family ``type`` belongs to (None: no type given).
-        code: OpenAI's ``code``.
-        param: OpenAI's ``param``.
+        code: OpenAI's and Mistral's ``code``.
+        param: OpenAI's and Mistral's ``param``.
         retry_after: the ``retry-after`` header, as sent.
     """
 
@@ -224,7 +226,9 @@ class WireError:
         - OpenAI (Chat, Responses): ``{"error": {"message", "type", "param", "code"}}``;
         - Anthropic: ``{"type": "error", "error": {"type", "message"}}``;
         - Gemini: ``{"error": {"code", "message", "status"}}``;
-        - Bedrock: ``{"message"}``, the error's name in ``x-amzn-ErrorType``.
+        - Bedrock: ``{"message"}``, the error's name in ``x-amzn-ErrorType``;
+        - Mistral: ``{"object": "error", "message", "type", "param", "code",
+          "raw_status_code"}`` (flat, not under ``error``).
 
         ``retry-after`` is kept when the error has one.
         """
@@ -239,6 +243,8 @@ class WireError:
             body = {"type": "error", "error": {"type": kind, "message": self.message}}
         elif own == "gemini":
             body = {"error": {"code": self.status, "message": self.message, "status": kind}}
+        elif own == "mistral":
+            body = self._mistral(kind)
         else:
             body = {"message": self.message}
             headers["x-amzn-ErrorType"] = (
@@ -248,10 +254,23 @@ class WireError:
             headers["retry-after"] = self.retry_after
         return dumps(body), headers
 
+    def _mistral(self, kind: str) -> dict[str, Any]:
+        """Mistral's flat error object (api.mistral.ai answers errors without an envelope)."""
+        return {
+            "object": "error",
+            "message": self.message,
+            "type": kind,
+            "param": self.param,
+            "code": self.code,
+            "raw_status_code": self.status,
+        }
+
     def event(self, provider: str, *, sequence_number: int = 0) -> bytes:
         """The event that ends ``provider``'s stream with this error, as the body's bytes.
 
         - OpenAI Chat: ``data: {"error": {...}}`` (the SDK raises ``APIError``);
+        - Mistral: ``data:`` its flat error object (``mistralai`` raises
+          ``ResponseValidationError``, a ``MistralError``);
         - OpenAI Responses: an ``error`` event (``code``, ``message``, ``param``,
           ``sequence_number``);
         - Anthropic: an ``error`` event (the SDK raises the status's error class);
@@ -261,7 +280,9 @@ class WireError:
           ``EventStreamError``).
         """
         kind = self.type_for(provider)
-        if provider == "openai_chat" or provider == "mistral":
+        if provider == "mistral":
+            return frame_data(self._mistral(kind))
+        if provider == "openai_chat":
             error = {"message": self.message, "type": kind, "param": self.param, "code": self.code}
             return frame_data({"error": error})
         if provider == "openai_responses" or provider == "open_responses":
@@ -305,6 +326,8 @@ def read_error(
     except ValueError:
         data = None
     error = data.get("error") if isinstance(data, dict) else None
+    if own == "mistral" and isinstance(data, dict) and error is None:
+        error = data  # flat: {"object": "error", "message", "type", "code", ...}
     if own == "bedrock":
         name = headers.get("x-amzn-errortype", "").split(":", 1)[0] or None
         text = data.get("message") or data.get("Message") if isinstance(data, dict) else None
@@ -318,9 +341,13 @@ def read_error(
         message=text,
         type=kind if isinstance(kind, str) and kind else None,
         family=own if isinstance(kind, str) and kind else None,
-        code=_string(error.get("code")) if own == "openai" else None,
-        param=_string(error.get("param")) if own == "openai" else None,
+        code=_string(error.get("code")) if own in _CODED else None,
+        param=_string(error.get("param")) if own in _CODED else None,
     )
+
+
+_CODED = ("openai", "mistral")
+"""The families whose errors say a ``code`` and a ``param``."""
 
 
 def _text(value: Any, default: str) -> str:

@@ -93,6 +93,47 @@ def test_thinking_with_references_keeps_its_chunks() -> None:
     assert encoded(mistral.decode_conversation(payload)) == payload
 
 
+def test_null_content_and_a_null_text_chunk_come_back_as_they_came() -> None:
+    """The SDK types user and tool content nullable, and takes a text chunk whose text
+    is null in a response: kept, never refused."""
+    call = {"id": "abcDEF123", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    payload = {
+        "model": "mistral-small-latest",
+        "messages": [
+            {"role": "user", "content": None},
+            {"role": "assistant", "content": "", "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "abcDEF123", "content": None},
+        ],
+    }
+    conversation = mistral.decode_conversation(payload)
+    assert conversation.messages[0].content == []
+    assert encoded(conversation, check=False) == payload
+    body = {
+        "id": "cmpl-2",
+        "object": "chat.completion",
+        "created": 1757459263,
+        "model": "magistral-medium-latest",
+        "choices": [
+            {
+                "index": 0,
+                "message": {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "thinking", "thinking": [{"type": "text", "text": "Hmm"}]},
+                        {"type": "text", "text": None},
+                    ],
+                },
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": 5, "completion_tokens": 7, "total_tokens": 12},
+    }
+    message = mistral.decode_response(body)
+    assert message.content[0].type == "reasoning"
+    written = mistral.encode_response(message)
+    assert written["choices"][0]["message"]["content"] == body["choices"][0]["message"]["content"]
+
+
 def test_other_providers_ids_are_rewritten_the_same_for_calls_and_results() -> None:
     history = [
         user("Weather?"),

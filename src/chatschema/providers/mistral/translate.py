@@ -46,6 +46,12 @@ from chatschema.providers.mistral.wire import (
 OWN_REASONS = frozenset({"model_length", "error"})
 """Mistral's finish reasons that Chat Completions does not have."""
 
+NULLABLE = frozenset({"user", "tool"})
+"""API reference: the roles whose message content may be ``null``."""
+
+NULL_CONTENT = "null_content"
+"""The mark of a message whose content came ``null`` (kept in its extras)."""
+
 NO_TYPE = "no_type"
 """The mark of a tool that came without ``type`` (kept in its extras, written back
 by the shared walk as a key and taken out of the written tool)."""
@@ -169,17 +175,32 @@ def to_chat_response(data: Any) -> Any:
 
 
 def _chat_message(message: Any) -> Any:
-    """A message with the chunk types the shared walk reads otherwise hidden."""
+    """A message with the chunk types the shared walk reads otherwise hidden.
+
+    A user or tool message's ``null`` content (the API reference types both
+    nullable) is an empty list, marked to be written back ``null``.
+    """
     if not isinstance(message, dict):
         return message
     content = message.get("content")
-    if not isinstance(content, list) or all(_kind(part) in CHAT_PARTS for part in content):
+    if content is None and message.get("role") in NULLABLE and "content" in message:
+        return {**message, "content": [], NULL_CONTENT: True}
+    if not isinstance(content, list) or all(_shared(part) for part in content):
         return message
     parts = [
-        {**part, "type": HIDDEN + part["type"]} if _kind(part) not in (None, *CHAT_PARTS) else part
+        part if _shared(part) or _kind(part) is None else {**part, "type": HIDDEN + part["type"]}
         for part in content
     ]
     return {**message, "content": parts}
+
+
+def _shared(part: Any) -> bool:
+    """Whether the shared walk reads a chunk: a text or image chunk of its shape.
+
+    (A text chunk whose ``text`` is not a string is Mistral's to keep as it came.)
+    """
+    kind = _kind(part)
+    return kind in CHAT_PARTS and (kind != "text" or isinstance(part.get("text"), str))
 
 
 def _kind(part: Any) -> str | None:
@@ -274,6 +295,9 @@ def from_chat_payload(payload: dict[str, Any], settings_top_k: int | None) -> di
     for tool in payload.get("tools") or ():
         if isinstance(tool, dict) and tool.pop(NO_TYPE, None) is True:
             tool.pop("type", None)
+    for message in payload.get("messages") or ():
+        if NULL_CONTENT in message and message.pop(NULL_CONTENT) is True:
+            message["content"] = None
     return payload
 
 
