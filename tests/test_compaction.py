@@ -215,7 +215,7 @@ def _history(block: CompactionBlock) -> list[Any]:
 FOREIGN = CompactionBlock(text="Earlier: a greeting.", encrypted_content="X", provider="anthropic")
 
 
-@pytest.mark.parametrize("target", [*OTHERS, "openai_responses"])
+@pytest.mark.parametrize("target", [*OTHERS, "openai_responses", "gemini_interactions", "mistral"])
 def test_another_provider_s_compaction_is_refused_dropped_or_sent_as_its_summary(
     target: str,
 ) -> None:

@@ -68,6 +68,9 @@ CODECS = (
     "gemini",
     "bedrock_converse",
     "otel_genai",
+    "gemini_interactions",
+    "mistral",
+    "open_responses",
 )
 
 # What each codec writes for each block, in user content and in a tool result: a key or
@@ -124,6 +127,26 @@ EXPECTED: dict[str, dict[str, tuple[str | None, str | None]]] = {
         "audio": ("audio", _U),  # ToolResultContentBlock has no audio
         "binary": (_U, _U),
     },
+    "gemini_interactions": {
+        "link": (_U, _U),
+        "link_image": ("image", "image"),  # an item with its uri
+        "link_pdf": ("document", "document"),
+        "text": ("Notes body", "Notes body"),
+        "image": ("image", "image"),  # in a tool result: function_result items
+        "pdf": ("document", "document"),
+        "audio": ("audio", "audio"),
+        "binary": (_U, _U),
+    },
+    "mistral": {
+        "link": (_U, _U),
+        "link_image": ("image_url", "image_url"),  # tool images: in a user message after
+        "link_pdf": ("document_url", "document_url"),  # its tool messages take chunks
+        "text": ("Notes body", "Notes body"),
+        "image": ("image_url", "image_url"),
+        "pdf": ("document_url", "document_url"),
+        "audio": ("input_audio", "input_audio"),
+        "binary": (_U, _U),
+    },
     # telemetry records every resource as a generic part of its own type
     "otel_genai": {
         name: (
@@ -134,6 +157,7 @@ EXPECTED: dict[str, dict[str, tuple[str | None, str | None]]] = {
         for name in BLOCKS
     },
 }
+EXPECTED["open_responses"] = EXPECTED["openai_responses"]  # the same wire parts
 
 TOOL = ToolDefinition(name="read", parameters={"type": "object"})
 

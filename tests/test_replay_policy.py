@@ -24,7 +24,13 @@ from chatschema import (
     merge_chunks,
 )
 from chatschema.errors import OptionError, ReplaySkippedWarning
-from chatschema.providers import anthropic, bedrock_converse, gemini, openai_responses
+from chatschema.providers import (
+    anthropic,
+    bedrock_converse,
+    gemini,
+    gemini_interactions,
+    openai_responses,
+)
 from chatschema.providers._common.options import dropped_settings_collected
 from chatschema.providers._common.replay import DEFAULT_REPLAY, same_model
 
@@ -144,7 +150,9 @@ def test_a_compaction_kept_back_by_the_policy_follows_the_unsupported_policy() -
     validate_request("anthropic", summary)
 
 
-@pytest.mark.parametrize("codec", [gemini, bedrock_converse], ids=lambda c: c.NAME)
+@pytest.mark.parametrize(
+    "codec", [gemini, gemini_interactions, bedrock_converse], ids=lambda c: c.NAME
+)
 def test_signed_reasoning_of_another_model(codec: Any) -> None:
     block = ReasoningBlock(text="t", signature="U0lH", provider=codec.NAME, model="model-a")
     history = [

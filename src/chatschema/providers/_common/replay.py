@@ -66,6 +66,8 @@ DEFAULT_REPLAY: Final[dict[str, ReplayPolicy]] = {
     # Gemini "Thought signatures": return them to the model that produced them; a
     # conversation from another model takes none (Gemini 3 validates them)
     "gemini": "same_model",
+    # the Interactions API carries the same models' thought signatures
+    "gemini_interactions": "same_model",
 }
 """The default ``replay`` policy per format: what the provider documents as safe."""
 

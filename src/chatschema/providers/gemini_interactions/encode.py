@@ -9,7 +9,15 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from chatschema_models.content import ContentBlock, NonStandardBlock, ReasoningBlock, TextBlock
+from chatschema_models.content import (
+    CompactionBlock,
+    ContentBlock,
+    NonStandardBlock,
+    ReasoningBlock,
+    ResourceBlock,
+    ResourceLinkBlock,
+    TextBlock,
+)
 from chatschema_models.conversation import Conversation
 from chatschema_models.message import AssistantMessage, Message, ToolMessage
 from chatschema_models.tool import ToolCall, ToolDefinition
@@ -36,6 +44,14 @@ from chatschema.providers._common import (
     tool_pairing_problems,
 )
 from chatschema.providers._common.options import report_dropped_settings
+from chatschema.providers._common.replay import (
+    compaction_text,
+    held_back,
+    report_skipped,
+    skipped,
+    target_model,
+)
+from chatschema.providers._common.resources import resource_as
 from chatschema.providers.gemini_interactions.blocks import write_item
 from chatschema.providers.gemini_interactions.wire import (
     INPUT_FORM,
@@ -93,6 +109,7 @@ def encode(messages: Any, **options: Unpack[EncodeOptions]) -> dict[str, Any]:
     if resolved.check:
         raise_problems(_problems(conversation, encoder), NAME)
     report_dropped_settings(encoder.dropped_settings, NAME)
+    report_skipped(encoder, NAME)
     return payload
 
 
@@ -109,7 +126,7 @@ def check(messages: Any, **options: Unpack[EncodeOptions]) -> list[Problem]:
     encoder = _Encoder(Options.resolve(NAME, options), collect=True)
     encoder.request(conversation)
     encoder.last_checks(conversation)
-    return _problems(conversation, encoder)
+    return _problems(conversation, encoder) + skipped(encoder)
 
 
 def _problems(conversation: Conversation, encoder: _Encoder) -> list[Problem]:
@@ -132,6 +149,9 @@ def _order(problem: Problem) -> int:
 class _Encoder(EncodePass):
     """One walk over a conversation: the request body, or (collecting) its problems."""
 
+    target: str | None = None
+    """The model the request is for (the replay policy's)."""
+
     def placeholder(
         self, what: str, index: int, position: int | None = None
     ) -> dict[str, Any] | None:
@@ -143,6 +163,7 @@ class _Encoder(EncodePass):
         """The request body."""
         extras = extras_of(conversation, NAME)
         payload: dict[str, Any] = {}
+        self.target = target_model(conversation)
         settings = conversation.settings
         if settings is not None and settings.model is not None:
             payload["model"] = settings.model
@@ -225,6 +246,12 @@ class _Encoder(EncodePass):
         """One block as a content item, or the unsupported policy's placeholder."""
         if block.type == "image" and not self.options.vision:
             return self.placeholder("image (vision is off)", index, position)
+        if isinstance(block, CompactionBlock):  # another format's: only its text can go
+            why = f"compaction block from {block.provider}"
+            text = compaction_text(self, block, index, position, why)
+            return None if text is None else {"type": "text", "text": text}
+        if isinstance(block, (ResourceBlock, ResourceLinkBlock)):
+            block = resource_as(block) or block  # as the text or media it maps to
         item = write_item(block)
         if item is not None:
             return item
@@ -255,7 +282,7 @@ class _Encoder(EncodePass):
             block = thing
             if isinstance(block, ReasoningBlock):
                 output = None
-                step = self.thought(block)
+                step = self.thought(block, index, position)
                 if step is not None:
                     steps.append(step)
                 continue
@@ -297,14 +324,17 @@ class _Encoder(EncodePass):
                     del step["content"]
         return steps
 
-    def thought(self, block: ReasoningBlock) -> dict[str, Any] | None:
+    def thought(self, block: ReasoningBlock, index: int, position: int) -> dict[str, Any] | None:
         """A reasoning block as a ``thought`` step (None: left out)."""
         options = self.options
         own = options.replays(block.provider) or (
             block.provider == SIBLING and options.reasoning != "drop"
         )
         # Thought signatures (Interactions API, function calling): the model's
-        # signatures go back unchanged; another provider's reasoning cannot be verified
+        # signatures go back unchanged, to the model that made them (the replay
+        # policy); another provider's reasoning cannot be verified
+        if own and block.signature is not None:
+            own = not held_back(self, block, self.target, index, position)
         if not own:
             text = block.text if block.text is not None else "\n".join(block.summary or [])
             if options.reasoning == "text" and text:

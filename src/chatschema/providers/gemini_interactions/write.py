@@ -28,10 +28,14 @@ class StepWriter(_Encoder):
         """The reply's policy (a response has one message)."""
         return self.reply.unsupported_content(what, block_index=block)
 
-    def thought(self, block: ReasoningBlock) -> dict[str, Any] | None:
-        """Any provider's reasoning text as a thought; only Gemini's signatures."""
+    def thought(self, block: ReasoningBlock, index: int, position: int) -> dict[str, Any] | None:
+        """Any provider's reasoning text as a thought; only Gemini's signatures.
+
+        (A response has no target model: the replay policy does not apply.)
+        """
         if block.provider in (None, NAME, SIBLING):
-            return super().thought(block.model_copy(update={"provider": NAME}))
+            own = block.model_copy(update={"provider": NAME})
+            return super().thought(own, index, position)
         if block.signature is not None or block.encrypted_content is not None:
             self.reply.unsupported_content(f"{block.provider} reasoning signature")
         text = block.text if block.text is not None else None

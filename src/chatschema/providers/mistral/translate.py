@@ -25,6 +25,8 @@ from chatschema_models.content import (
     NonStandardBlock,
     ReasoningBlock,
     RefusalBlock,
+    ResourceBlock,
+    ResourceLinkBlock,
     TextBlock,
 )
 from chatschema_models.message import AssistantMessage, SystemMessage, ToolMessage, UserMessage
@@ -32,6 +34,7 @@ from chatschema_models.tool import ToolCall
 from pydantic import BaseModel
 
 from chatschema.errors import ChatSchemaError, ConversionError, Problem
+from chatschema.providers._common.resources import resource_as
 from chatschema.providers.mistral.wire import (
     CHAT,
     CHAT_PARTS,
@@ -371,6 +374,11 @@ def _cow(model: _M, kinds: tuple[type, ...]) -> _M:
             for position, item in enumerate(value):
                 if not isinstance(item, BaseModel):
                     continue
+                if isinstance(item, _RESOURCES):
+                    # a resource as the block it maps to, when that is Mistral's own chunk
+                    mapped = resource_as(item)
+                    if isinstance(mapped, kinds):
+                        item = mapped
                 made = _cow(item, kinds)
                 if isinstance(made, kinds):
                     made = _own_chunk(made)
@@ -395,6 +403,7 @@ def _cow(model: _M, kinds: tuple[type, ...]) -> _M:
 
 
 _SCALARS = frozenset({str, int, float, bool})
+_RESOURCES = (ResourceBlock, ResourceLinkBlock)
 
 
 def _plain(model: BaseModel, fields: dict[str, Any]) -> bool:
