@@ -1,9 +1,10 @@
 """The gateway end to end: official clients -> gateway -> ``FakeProvider``, over real HTTP.
 
 Every test here runs the official client of a caller format A (``openai`` Chat
-Completions and Responses, ``anthropic``, ``google-genai``, botocore's
-``bedrock-runtime``) against :func:`chatschema.gateway.create_app` served on
-127.0.0.1 (:class:`chatschema.testing.LocalServer`), in front of a
+Completions and Responses, ``anthropic``, ``google-genai`` (``generateContent`` and
+the Interactions API), botocore's ``bedrock-runtime``, ``mistralai``) against
+:func:`chatschema.gateway.create_app` served on 127.0.0.1
+(:class:`chatschema.testing.LocalServer`), in front of a
 :class:`chatschema.testing.FakeProvider` that speaks an upstream format B. Nothing
 inside the gateway is replaced; the ``no_network`` guard of
 ``tests/clients/conftest.py`` makes any connection to a host other than the loopback
@@ -36,12 +37,17 @@ from typing import Any
 
 import anthropic as anthropic_sdk
 import botocore.session
+
+# google-genai loads its Interactions client on first use (about a second): loaded
+# here, with the other clients, so that no test's time bound counts it
+import google.genai._gaos.google_genai  # noqa: F401
 import openai
 import pytest
 from botocore.config import Config
 from botocore.exceptions import ClientError as BotoClientError
 from clients.conftest import no_network
 from google import genai
+from google.genai import _interactions_errors as interactions_errors
 from google.genai import errors as genai_errors
 from mistralai.client.errors import MistralError, ResponseValidationError
 
@@ -65,6 +71,7 @@ from chatschema.providers import (
     anthropic,
     bedrock_converse,
     gemini,
+    gemini_interactions,
     get_http_codec,
     mistral,
     openai_chat,
@@ -74,10 +81,9 @@ from chatschema.testing import FakeProvider, FakeRequest, LocalServer, ScriptRep
 
 __all__ = ["no_network"]  # the autouse guard, imported to apply to this package
 
-FORMATS: tuple[str, ...] = tuple(fmt for fmt in HTTP_PROVIDERS if fmt != "gemini_interactions")
-"""The HTTP formats, each a caller format and an upstream format (gemini_interactions:
-its client's raw responses and errors are not wired in here yet; tests/test_testing.py
-runs its official client against the fake provider)."""
+FORMATS: tuple[str, ...] = tuple(HTTP_PROVIDERS)
+"""The HTTP formats, each a caller format and an upstream format (Gemini's
+``generateContent`` and its Interactions API each on their own)."""
 ASYNC_FORMATS: tuple[str, ...] = tuple(fmt for fmt in FORMATS if fmt != "bedrock_converse")
 """Formats with an official async client (botocore has none)."""
 PAIRS = [(caller, upstream) for caller in FORMATS for upstream in FORMATS]
@@ -98,6 +104,7 @@ MODELS = {
     "open_responses": "openai/gpt-oss-120b",
     "anthropic": "claude-sonnet-4-6",
     "gemini": "gemini-2.5-flash",
+    "gemini_interactions": "gemini-3-flash-preview",
     "bedrock_converse": "anthropic.claude-3-5-sonnet-20240620-v1:0",
     "mistral": "mistral-small-latest",
 }
@@ -108,6 +115,7 @@ CALL_IDS = {
     "open_responses": "call_opn321",
     "anthropic": "toolu_01abc",
     "gemini": "call_gem789",
+    "gemini_interactions": "call_gmi246",
     "bedrock_converse": "tooluse_abc",
     "mistral": "abcDEF789",
 }
@@ -364,6 +372,8 @@ def new_genai_client(url: str, key: str = CALLER_KEY) -> genai.Client:
         "timeout": TIMEOUT * 1000,
         "client_args": {"verify": _TLS},
         "async_client_args": {"verify": _TLS},
+        # one attempt: its Interactions client retries 429s and 5xx four times by default
+        "retry_options": {"attempts": 1},
     }
     return genai.Client(api_key=key, http_options=options)  # type: ignore[arg-type]
 
@@ -515,6 +525,16 @@ def call(fmt: str, url: str, sent: Conversation, *, stream: bool, key: str = CAL
                 final = events_stream.get_final_message()
                 headers = _headers(events_stream.response.headers)
             return _anthropic_streamed(final, headers, events)
+    if fmt == "gemini_interactions":
+        iclient = genai_client(url, key)  # held: a google-genai client closes when collected
+        create = iclient.interactions.with_raw_response.create
+        raw = create(**gemini_interactions.encode(sent), stream=stream)
+        headers = _headers(raw.headers)
+        if not stream:
+            return Answer(gemini_interactions.decode_response(raw.parse()), headers)
+        events = list(raw.parse())
+        chunks = list(gemini_interactions.decode_stream(events))
+        return _from_chunks(headers, chunks, events)
     if fmt == "gemini":
         gclient = genai_client(url, key)
         kwargs = genai_kwargs(gemini.encode(sent))
@@ -589,8 +609,17 @@ async def acall(
                 final = await events_stream.get_final_message()
                 headers = _headers(events_stream.response.headers)
             return _anthropic_streamed(final, headers, events)
-    assert fmt == "gemini", f"{fmt} has no official async client"
     gclient = new_genai_client(url, key)  # its async client belongs to this event loop
+    if fmt == "gemini_interactions":
+        create = gclient.aio.interactions.with_raw_response.create
+        raw = await create(**gemini_interactions.encode(sent), stream=stream)
+        headers = _headers(raw.headers)
+        parsed = await raw.parse()
+        if not stream:
+            return Answer(gemini_interactions.decode_response(parsed), headers)
+        events = await _alist(parsed)
+        return _from_chunks(headers, list(gemini_interactions.decode_stream(events)), events)
+    assert fmt == "gemini", f"{fmt} has no official async client"
     kwargs = genai_kwargs(gemini.encode(sent))
     if not stream:
         response = await gclient.aio.models.generate_content(**kwargs)
@@ -622,7 +651,8 @@ class Failure:
     """The HTTP status (None: an error event inside a 200 stream)."""
     kind: str | None
     """The error's type as the format names it (OpenAI ``type``, Anthropic
-    ``error.type``, Gemini ``status``, Bedrock's error code)."""
+    ``error.type``, Gemini's and its Interactions API's ``status``, Bedrock's error
+    code)."""
     message: str
     headers: dict[str, str]
     body: Any
@@ -657,6 +687,8 @@ def failure(fmt: str, error: BaseException) -> Failure:
         response = getattr(error, "response", None)
         headers = _headers(getattr(response, "headers", None))
         return Failure(error.code, error.status, error.message or "", headers, body, error)
+    if fmt == "gemini_interactions":
+        return _interactions_failure(error)
     if fmt == "mistral":
         return _mistral_failure(error)
     assert fmt == "bedrock_converse"
@@ -668,6 +700,21 @@ def failure(fmt: str, error: BaseException) -> Failure:
     status = meta.get("HTTPStatusCode")
     headers = _headers(meta.get("HTTPHeaders"))
     return Failure(status, code, data["Error"].get("Message", ""), headers, data, error)
+
+
+def _interactions_failure(error: BaseException) -> Failure:
+    """A google-genai Interactions error: an HTTP status error whose body is Gemini's
+    ``{"error": {"code", "message", "status"}}`` (an error inside a stream is an
+    ``error`` event the client hands over, not an exception: see ``broken``)."""
+    assert isinstance(error, interactions_errors.APIStatusError), repr(error)
+    body = error.body
+    assert isinstance(body, dict) and isinstance(body.get("error"), dict), body
+    inner = body["error"]
+    assert {"code", "message", "status"} <= set(inner), body
+    assert inner["code"] == error.status_code, body
+    assert isinstance(inner["message"], str), body
+    headers = _headers(error.response.headers)
+    return Failure(error.status_code, inner["status"], inner["message"], headers, body, error)
 
 
 def _mistral_failure(error: BaseException) -> Failure:
@@ -690,6 +737,7 @@ CLIENT_ERRORS: tuple[type[BaseException], ...] = (
     openai.APIError,
     anthropic_sdk.APIError,
     genai_errors.APIError,
+    interactions_errors.APIError,
     BotoClientError,
 )
 """The official clients' own error classes (botocore's ``EventStreamError`` is a
@@ -752,7 +800,7 @@ def assert_upstream_key(request: FakeRequest, fmt: str, key: str = SECRET) -> No
     elif fmt == "anthropic":
         assert headers.get("x-api-key") == key, headers.get("x-api-key")
         assert headers.get("anthropic-version"), "no anthropic-version header"
-    elif fmt == "gemini":
+    elif fmt in ("gemini", "gemini_interactions"):
         assert headers.get("x-goog-api-key") == key, headers.get("x-goog-api-key")
         assert "key=" not in request.path
     else:

@@ -31,6 +31,7 @@ from typing import Any
 import anthropic as anthropic_sdk
 import openai
 import pytest
+from google.genai import _interactions_errors as interactions_errors
 from google.genai import errors as genai_errors
 from mistralai.client.errors import SDKError
 
@@ -40,6 +41,7 @@ from chatschema.providers import (
     anthropic,
     bedrock_converse,
     gemini,
+    gemini_interactions,
     get_http_codec,
     openai_chat,
     openai_responses,
@@ -89,6 +91,7 @@ RATE_LIMITED = {
     "open_responses": "rate_limit_error",
     "anthropic": "rate_limit_error",
     "gemini": "RESOURCE_EXHAUSTED",
+    "gemini_interactions": "RESOURCE_EXHAUSTED",
     "bedrock_converse": "ThrottlingException",
     "mistral": "rate_limited",
 }
@@ -98,6 +101,7 @@ SERVER_ERROR = {
     "open_responses": "server_error",
     "anthropic": "api_error",
     "gemini": "INTERNAL",
+    "gemini_interactions": "INTERNAL",
     "bedrock_converse": "InternalServerException",
     "mistral": "internal_error",
 }
@@ -107,6 +111,7 @@ BAD_REQUEST = {
     "open_responses": "invalid_request_error",
     "anthropic": "invalid_request_error",
     "gemini": "INVALID_ARGUMENT",
+    "gemini_interactions": "INVALID_ARGUMENT",
     "bedrock_converse": "ValidationException",
     "mistral": "invalid_request_error",
 }
@@ -139,6 +144,8 @@ def test_an_upstream_rate_limit_keeps_status_and_retry_after(
         assert isinstance(found.error, anthropic_sdk.RateLimitError)
     elif caller == "gemini":
         assert isinstance(found.error, genai_errors.ClientError)
+    elif caller == "gemini_interactions":
+        assert isinstance(found.error, interactions_errors.RateLimitError)
     elif caller == "mistral":
         assert isinstance(found.error, SDKError)
     assert_clean(found)
@@ -163,6 +170,8 @@ def test_an_upstream_server_error_keeps_its_status(
         assert isinstance(found.error, anthropic_sdk.InternalServerError)
     elif caller == "gemini":
         assert isinstance(found.error, genai_errors.ServerError)
+    elif caller == "gemini_interactions":
+        assert isinstance(found.error, interactions_errors.InternalServerError)
     elif caller == "mistral":
         assert isinstance(found.error, SDKError)
     assert_clean(found)
@@ -183,7 +192,7 @@ def test_an_upstream_client_error_keeps_its_status(
 
 WAV = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQAAAAA="
 """An empty WAV file."""
-AUDIO_CALLERS = ("openai_chat", "gemini", "bedrock_converse")
+AUDIO_CALLERS = ("openai_chat", "gemini", "gemini_interactions", "bedrock_converse")
 """Caller formats that can send audio input."""
 AUDIO_CASES = [(caller, upstream) for caller in AUDIO_CALLERS for upstream in ("anthropic",)]
 
@@ -228,8 +237,10 @@ HOSTED = [
     ("openai_responses", "anthropic"),
     ("openai_responses", "gemini"),
     ("openai_responses", "bedrock_converse"),
+    ("openai_responses", "gemini_interactions"),
     ("anthropic", "openai_chat"),
     ("anthropic", "gemini"),
+    ("anthropic", "gemini_interactions"),
 ]
 
 
@@ -257,6 +268,24 @@ def test_a_hosted_tool_of_another_provider_is_a_400_naming_it(
 # ----------------------------------------------------------------- broken streams
 
 
+def _broken_interaction(url: str, sent: Conversation) -> tuple[str, Any]:
+    """An Interactions stream that fails: google-genai raises an HTTP error before the
+    stream, and hands over the ``error`` event that ends a stream (never raises it)."""
+    gclient = new_genai_client(url)  # kept: a google-genai client closes when collected
+    try:
+        events = list(gclient.interactions.create(**gemini_interactions.encode(sent), stream=True))
+    except interactions_errors.APIError as error:
+        found = failure("gemini_interactions", error)
+        return found.message, found
+    kinds = [event.event_type for event in events]
+    assert "interaction.completed" not in kinds, "the stream ended as a success"
+    assert kinds and kinds[-1] == "error", f"the stream ended without an error event: {kinds[-3:]}"
+    assert kinds.count("error") == 1, kinds
+    last = events[-1]
+    assert last.error is not None and last.error.code, last
+    return last.error.message or "", last
+
+
 def broken(caller: str, url: str, sent: Conversation) -> tuple[str, Any]:
     """Stream through the gateway and expect the stream to fail: (message, detail).
 
@@ -264,8 +293,11 @@ def broken(caller: str, url: str, sent: Conversation) -> tuple[str, Any]:
     ``APIStatusError``, google-genai ``APIError``, botocore ``EventStreamError``,
     ``mistralai``'s ``MistralError``); a Responses stream (OpenAI's or Open
     Responses'), which the SDK hands over as events, ends with an ``error`` (or
-    ``response.failed``) event and no ``response.completed``.
+    ``response.failed``) event and no ``response.completed``; so does an Interactions
+    stream (an ``error`` event, no ``interaction.completed``).
     """
+    if caller == "gemini_interactions":
+        return _broken_interaction(url, sent)
     if caller not in ("openai_responses", "open_responses"):
         found = raised(caller, lambda: call(caller, url, sent, stream=True))
         return found.message, found
@@ -355,6 +387,13 @@ def abandon(
         next(chunks)
         on_first()
         chunks.close()
+        gclient.close()
+    elif caller == "gemini_interactions":
+        gclient = new_genai_client(url)
+        stream = gclient.interactions.create(**gemini_interactions.encode(sent), stream=True)
+        next(iter(stream))
+        on_first()
+        stream.close()
         gclient.close()
     else:
         response = bedrock_client(url).converse_stream(**bedrock_converse.encode(sent))
@@ -520,7 +559,8 @@ def test_the_key_stays_out_of_error_bodies_and_logs(
 @pytest.fixture(scope="module")
 def passing() -> Iterator[dict[str, Upstream]]:
     """Gateways that pass a caller's own key to its own provider (``pass_key``)."""
-    ups = (Upstream(fmt, pass_key=True) for fmt in ("anthropic", "openai_responses", "gemini"))
+    passed = ("anthropic", "openai_responses", "gemini", "gemini_interactions")
+    ups = (Upstream(fmt, pass_key=True) for fmt in passed)
     with serving(*ups) as started:
         yield {up.fmt: up for up in started}
 
@@ -537,6 +577,12 @@ PASSING = [
     ("mistral", "openai_responses", False),
     ("gemini", "gemini", True),
     ("openai_chat", "gemini", False),
+    # Gemini's two APIs take the same Google API key
+    ("gemini_interactions", "gemini_interactions", True),
+    ("gemini_interactions", "gemini", True),
+    ("gemini", "gemini_interactions", True),
+    ("gemini_interactions", "anthropic", False),
+    ("anthropic", "gemini_interactions", False),
 ]
 """(caller, upstream, whether the caller's key goes through)."""
 

@@ -63,6 +63,7 @@ OPAQUE: dict[str, tuple[str, str]] = {
     "openai_responses": ("encrypted_content", "gAAAAABo" + _b64("openai-encrypted-reasoning-1")),
     "anthropic": ("signature", "EqQB" + _b64("anthropic-thinking-signature-1")),
     "gemini": ("signature", _b64("gemini-thought-signature-1")),
+    "gemini_interactions": ("signature", _b64("gemini-interactions-thought-signature-1")),
     "bedrock_converse": ("signature", "Eu0B" + _b64("bedrock-reasoning-signature-1")),
 }
 """Per upstream format with opaque reasoning: the field and the value it sends."""
@@ -215,6 +216,8 @@ FOREIGN = [
     ("openai_responses", "anthropic"),
     ("anthropic", "bedrock_converse"),
     ("gemini", "anthropic"),
+    ("gemini_interactions", "openai_responses"),
+    ("anthropic", "gemini_interactions"),
 ]
 """(caller, upstream): a history from the caller's provider sent to another."""
 

@@ -1,4 +1,4 @@
-"""Every ordered pair of the five HTTP formats through the gateway, streamed and not.
+"""Every ordered pair of the HTTP formats through the gateway, streamed and not.
 
 A caller of format A (its official client) runs a tool loop through the gateway in
 front of a fake provider of format B: the question with a system prompt and a tool,
@@ -174,7 +174,7 @@ def test_an_image_in_the_question_crosses(
     assert base64.b64decode(images[0].base64 or "") == base64.b64decode(PNG)
 
 
-ERROR_CARRIERS = ("anthropic", "gemini", "bedrock_converse")
+ERROR_CARRIERS = ("anthropic", "gemini", "gemini_interactions", "bedrock_converse")
 """Formats whose tool results say that the tool failed (``is_error``, ``status``)."""
 
 
