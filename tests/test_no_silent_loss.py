@@ -836,6 +836,13 @@ _drop(
     "no per-item cache marker (the API caches implicitly)",
 )
 _drop("CacheControl", "ttl", _GI, "no per-item cache marker")
+_drop(_RESOURCES, "index", _GI, _STREAM_INDEX)
+_drop(
+    "ResourceBlock",
+    "id uri mime_type cache_control",
+    _GI,
+    "sent as the text or media item it maps to: the format has no resource item",
+)
 _drop("TextBlock", "annotations", _GI, _ANNOTATIONS + " (and user text has none)")
 _drop("Citation", "id url title start_index end_index cited_text extras", _GI, _ANNOTATIONS)
 _drop("NonStandardAnnotation", "id value provider extras", _GI, _ANNOTATIONS)

@@ -64,6 +64,10 @@ class EncodePass:
         self.dropped = 0  # content left out by unsupported="drop" so far
         self.dropped_settings: list[Problem] = []  # settings left out (unsupported_settings)
         self.skipped: list[Problem] = []  # opaque values kept back (replay policy)
+        # set by a fast walk: the messages it left to the general path (the others had
+        # no extras on the message, its blocks or calls); the foreign-extras check then
+        # looks at these messages only, beside the conversation and its tools
+        self.general: list[int] | None = None
 
     def problem(self, where: str, keyword: str, message: str) -> None:
         """Note a broken rule at a pointer (kept in collect mode only)."""
@@ -156,7 +160,7 @@ class EncodePass:
         if self.options.unsupported != "error":
             return
         target = self.options.provider
-        for where, source, key in foreign_extras(conversation, target):
+        for where, source, key in foreign_extras(conversation, target, self.general):
             problem = Problem(where, KEYWORD, foreign_key_message(where, source, key, target))
             if not self.collect:
                 raise UnsupportedContentError(

@@ -15,7 +15,7 @@ said explicitly that equals the default): left behind, nothing is lost.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from chatschema_models.content import (
@@ -251,7 +251,9 @@ def _keys(extras: Any, where: str, target: str) -> Iterator[ForeignKey]:
             yield f"{where}/extras/{_escaped(source)}/{_escaped(key)}", source, key
 
 
-def foreign_extras(conversation: Conversation, target: str) -> list[ForeignKey]:
+def foreign_extras(
+    conversation: Conversation, target: str, only: Sequence[int] | None = None
+) -> list[ForeignKey]:
     """Every key of another format's extras that an encode for ``target`` leaves out.
 
     Looked at: the conversation, its tool definitions (not another format's hosted
@@ -259,6 +261,8 @@ def foreign_extras(conversation: Conversation, target: str) -> list[ForeignKey]:
     an allowed-tools choice keeps), each message, its tool calls and invalid tool
     calls, and its content blocks but reasoning, non-standard and server tool blocks
     (decided on as a whole); ``extras["mcp"]`` is application data, never foreign.
+    ``only``: the messages to look at, by index (a walk saw that the others, their
+    blocks and calls have no extras); None: every message.
     """
     found: list[ForeignKey] = []
     extras = conversation.extras
@@ -268,7 +272,9 @@ def foreign_extras(conversation: Conversation, target: str) -> list[ForeignKey]:
         if tool.extras and tool.provider in (None, target):
             found += _keys(tool.extras, f"/tools/{position}", target)
     skipped = _SKIPPED_BLOCKS
-    for index, message in enumerate(conversation.messages):
+    messages = conversation.messages
+    for index in range(len(messages)) if only is None else only:
+        message = messages[index]
         fields = message.__dict__  # the fields' values: read without attribute lookups
         if fields["extras"]:
             found += _keys(fields["extras"], f"/messages/{index}", target)

@@ -53,6 +53,7 @@ from chatschema.providers._common.replay import (
 )
 from chatschema.providers._common.resources import resource_as
 from chatschema.providers.gemini_interactions.blocks import write_item
+from chatschema.providers.gemini_interactions.fast import fast_steps
 from chatschema.providers.gemini_interactions.wire import (
     INPUT_FORM,
     NAME,
@@ -131,8 +132,12 @@ def check(messages: Any, **options: Unpack[EncodeOptions]) -> list[Problem]:
 
 def _problems(conversation: Conversation, encoder: _Encoder) -> list[Problem]:
     """Pairing problems and the encoder's, by message (the request's own first)."""
-    problems = tool_pairing_problems(
-        conversation.messages, adjacent=False, provider=NAME, trailing=encoder.options.request
+    problems = (
+        []
+        if encoder.paired
+        else tool_pairing_problems(
+            conversation.messages, adjacent=False, provider=NAME, trailing=encoder.options.request
+        )
     )
     if extras_of(conversation, NAME).get("previous_interaction_id") is not None:
         # Interactions API, previous_interaction_id: the calls are the stored interaction's
@@ -146,11 +151,18 @@ def _order(problem: Problem) -> int:
     return -1 if index is None else index
 
 
+FAST = True
+"""Whether ``encode`` and ``check`` take :func:`~.fast.fast_steps` (tests turn it off
+to compare it with the general walk)."""
+
+
 class _Encoder(EncodePass):
     """One walk over a conversation: the request body, or (collecting) its problems."""
 
     target: str | None = None
     """The model the request is for (the replay policy's)."""
+    paired = False
+    """Whether the fast walk saw the calls and results pair up (no pairing walk needed)."""
 
     def placeholder(
         self, what: str, index: int, position: int | None = None
@@ -176,8 +188,11 @@ class _Encoder(EncodePass):
         if system:
             payload["system_instruction"] = "\n\n".join(system)
         steps: list[dict[str, Any]] = []
-        for index in range(start, len(messages)):
-            steps += self.message(messages[index], index)
+        if FAST:
+            fast_steps(self, messages, start, steps)
+        else:
+            for index in range(start, len(messages)):
+                steps += self.message(messages[index], index)
         form = extras.get(INPUT_FORM)
         if steps or start < len(messages) or form == "empty":
             payload["input"] = _input_form(steps, form)
