@@ -149,6 +149,7 @@ CALL_EXTRAS: st.SearchStrategy[Any] = st.sampled_from(
         None,
         None,
         {"gemini": {"thought_signature": "c2ln"}},
+        {"anthropic": {"x": 1}},  # another format's key: a foreign-extras problem
         {"openai_chat": {"arguments": '{"path": "a"}'}},
         {"openai_chat": {"type": "custom"}},
         {"openai_chat": {"no_type": True}},
@@ -282,6 +283,44 @@ def test_request_seeds_of_every_format(name: str, conversation: Any) -> None:
 @pytest.mark.parametrize("conversation", FIXTURES, ids=[str(i) for i in range(len(FIXTURES))])
 def test_conformance_fixtures(conversation: Conversation) -> None:
     assert_same_paths(ENCODE, NAME, conversation)
+
+
+FOREIGN = {"anthropic": {"x": 1}}
+"""Another format's key: a foreign-extras problem wherever it sits."""
+FOREIGN_AT = {
+    "/messages/0/extras/anthropic/x": [
+        {"role": "user", "content": "q", "extras": FOREIGN},
+    ],
+    "/messages/1/tool_calls/0/extras/anthropic/x": [
+        {"role": "user", "content": "q"},
+        {
+            "role": "assistant",
+            "content": "a",
+            "tool_calls": [{"id": "c1", "name": "f", "arguments": {}, "extras": FOREIGN}],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "r"},
+    ],
+    "/messages/2/extras/anthropic/x": [
+        {"role": "user", "content": "q"},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"id": "c1", "name": "f", "arguments": {}}],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "r", "extras": FOREIGN},
+    ],
+    "/messages/0/content/0/extras/anthropic/x": [
+        {"role": "user", "content": [{"type": "text", "text": "q", "extras": FOREIGN}]},
+    ],
+}
+
+
+@pytest.mark.parametrize("where", list(FOREIGN_AT))
+def test_foreign_extras_are_found_wherever_they_sit(where: str) -> None:
+    """The fast walk tells the foreign-extras check which messages to read."""
+    history = _history(FOREIGN_AT[where])
+    assert [p.pointer for p in get_codec(NAME).check(history)] == [where]
+    assert_same_paths(ENCODE, NAME, history)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

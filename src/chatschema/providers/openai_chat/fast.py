@@ -56,9 +56,15 @@ def write_messages(encoder: _Encoder, messages: Sequence[Message]) -> list[dict[
     system_role = encoder.options.system_role if encoder.explicit_system_role else "system"
     out = encoder.out
     append = out.append
+    # the messages that may carry extras (any format's): the foreign-extras check's
+    general: list[int] | None = [] if fast else None
     for index, message in enumerate(messages):
         extras = message.extras
         plain = fast and (not extras or not extras.get(NAME))
+        listed = False  # whether ``general`` has this message
+        if general is not None and extras:
+            general.append(index)
+            listed = True
         if isinstance(message, ToolMessage):
             if pairing is not None:
                 call_id = message.tool_call_id
@@ -70,7 +76,10 @@ def write_messages(encoder: _Encoder, messages: Sequence[Message]) -> list[dict[
             content = message.content
             if plain and type(content) is str:
                 append({"role": "tool", "tool_call_id": message.tool_call_id, "content": content})
-            elif native:
+                continue
+            if general is not None and not listed:
+                general.append(index)
+            if native:
                 append(encoder.tool(message, index))
             else:
                 append(encoder.tool_as_user(message, index))
@@ -89,10 +98,12 @@ def write_messages(encoder: _Encoder, messages: Sequence[Message]) -> list[dict[
                 continue
             assert isinstance(message, AssistantMessage)
             calls = message.tool_calls
+            foreign = False  # a call with another format's extras
             for call in calls:
                 call_extras = call.extras
                 if call.index is not None or (call_extras and call_extras.get(NAME)):
                     break
+                foreign = foreign or bool(call_extras)
             else:
                 if not message.invalid_tool_calls:
                     # unset content is null (the wire form of an assistant with calls)
@@ -124,7 +135,11 @@ def write_messages(encoder: _Encoder, messages: Sequence[Message]) -> list[dict[
                                 }
                             )
                     append(wire)
+                    if foreign and general is not None and not listed:
+                        general.append(index)
                     continue
+        if general is not None and not listed:
+            general.append(index)
         if pairing is not None and isinstance(message, AssistantMessage):
             pairing.message(index, message)
         dropped = encoder.dropped
@@ -138,6 +153,7 @@ def write_messages(encoder: _Encoder, messages: Sequence[Message]) -> list[dict[
             continue  # drops left it empty: not sent (the API rejects it)
         append(wire)
     encoder.flush_tool_images()
+    encoder.general = general
     return out
 
 
