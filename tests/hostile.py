@@ -1271,3 +1271,79 @@ def mutated_stream(draw: st.DrawFn, streams: Sequence[Sequence[Any]]) -> Any:
             if log[-1][0] == "enlarge":
                 return events
     return events
+
+
+# ------------------------------------------------------------ foreign extras
+
+FOREIGN = {"anthropic": {"x": 1}}
+"""Another format's key: a foreign-extras problem wherever it sits."""
+FOREIGN_AT: list[tuple[str, list[Any]]] = [
+    (
+        "/messages/1/content/0/extras/anthropic/x",
+        [
+            {"role": "user", "content": "q"},
+            {"role": "assistant", "content": [{"type": "text", "text": "a", "extras": FOREIGN}]},
+            {"role": "user", "content": "more"},
+        ],
+    ),
+    (
+        "/messages/2/content/0/extras/anthropic/x",
+        [
+            {"role": "user", "content": "q"},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [{"id": "c1", "name": "f", "arguments": {}}],
+            },
+            {
+                "role": "tool",
+                "tool_call_id": "c1",
+                "content": [{"type": "text", "text": "r", "extras": FOREIGN}],
+            },
+        ],
+    ),
+    (
+        "/messages/0/content/0/extras/anthropic/x",
+        [
+            {"role": "system", "content": [{"type": "text", "text": "s", "extras": FOREIGN}]},
+            {"role": "user", "content": "q"},
+        ],
+    ),
+    (
+        "/messages/0/extras/anthropic/x",
+        [{"role": "user", "content": "q", "extras": FOREIGN}],
+    ),
+    (
+        "/messages/1/tool_calls/0/extras/anthropic/x",
+        [
+            {"role": "user", "content": "q"},
+            {
+                "role": "assistant",
+                "content": "a",
+                "tool_calls": [{"id": "c1", "name": "f", "arguments": {}, "extras": FOREIGN}],
+            },
+            {"role": "tool", "tool_call_id": "c1", "content": "r"},
+        ],
+    ),
+    (
+        "/messages/2/extras/anthropic/x",
+        [
+            {"role": "user", "content": "q"},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [{"id": "c1", "name": "f", "arguments": {}}],
+            },
+            {"role": "tool", "tool_call_id": "c1", "content": "r", "extras": FOREIGN},
+        ],
+    ),
+    (
+        "/messages/0/content/0/extras/anthropic/x",
+        [
+            {"role": "user", "content": [{"type": "text", "text": "q", "extras": FOREIGN}]},
+        ],
+    ),
+]
+"""Histories with one key of another format's extras, and where it is: on a block of a
+leading system message, a user message, a call, a tool result, a user block (the fast
+walks must tell the foreign-extras check about each)."""

@@ -111,38 +111,10 @@ def test_benchmark_histories(kind: str) -> None:
         assert all(not isinstance(conversation.messages[i].content, str) for i in general)
 
 
-FOREIGN = {"anthropic": {"x": 1}}
-"""Another format's key: a foreign-extras problem wherever it sits."""
-FOREIGN_AT = {
-    "/messages/0/extras/anthropic/x": [{"role": "user", "content": "q", "extras": FOREIGN}],
-    "/messages/1/tool_calls/0/extras/anthropic/x": [
-        {"role": "user", "content": "q"},
-        {
-            "role": "assistant",
-            "content": "a",
-            "tool_calls": [{"id": "c1", "name": "f", "arguments": {}, "extras": FOREIGN}],
-        },
-        {"role": "tool", "tool_call_id": "c1", "content": "r"},
-    ],
-    "/messages/2/extras/anthropic/x": [
-        {"role": "user", "content": "q"},
-        {
-            "role": "assistant",
-            "content": "",
-            "tool_calls": [{"id": "c1", "name": "f", "arguments": {}}],
-        },
-        {"role": "tool", "tool_call_id": "c1", "content": "r", "extras": FOREIGN},
-    ],
-    "/messages/0/content/0/extras/anthropic/x": [
-        {"role": "user", "content": [{"type": "text", "text": "q", "extras": FOREIGN}]},
-    ],
-}
-
-
-@pytest.mark.parametrize("where", list(FOREIGN_AT))
-def test_foreign_extras_are_found_wherever_they_sit(where: str) -> None:
+@pytest.mark.parametrize(("where", "messages"), H.FOREIGN_AT)
+def test_foreign_extras_are_found_wherever_they_sit(where: str, messages: list[Any]) -> None:
     """The fast walk tells the foreign-extras check which messages to read."""
-    history = FOREIGN_AT[where]
+    history = messages
     assert [p.pointer for p in codec.check(history)] == [where]
     for options in OPTIONS:
         both_walks(history, options)

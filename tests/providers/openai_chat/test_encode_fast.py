@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
+import hostile as H
 import pytest
 from hostile import CONVERSATIONS, conversation_of, decoded_request_seeds
 from hypothesis import HealthCheck, given, settings
@@ -285,40 +286,10 @@ def test_conformance_fixtures(conversation: Conversation) -> None:
     assert_same_paths(ENCODE, NAME, conversation)
 
 
-FOREIGN = {"anthropic": {"x": 1}}
-"""Another format's key: a foreign-extras problem wherever it sits."""
-FOREIGN_AT = {
-    "/messages/0/extras/anthropic/x": [
-        {"role": "user", "content": "q", "extras": FOREIGN},
-    ],
-    "/messages/1/tool_calls/0/extras/anthropic/x": [
-        {"role": "user", "content": "q"},
-        {
-            "role": "assistant",
-            "content": "a",
-            "tool_calls": [{"id": "c1", "name": "f", "arguments": {}, "extras": FOREIGN}],
-        },
-        {"role": "tool", "tool_call_id": "c1", "content": "r"},
-    ],
-    "/messages/2/extras/anthropic/x": [
-        {"role": "user", "content": "q"},
-        {
-            "role": "assistant",
-            "content": "",
-            "tool_calls": [{"id": "c1", "name": "f", "arguments": {}}],
-        },
-        {"role": "tool", "tool_call_id": "c1", "content": "r", "extras": FOREIGN},
-    ],
-    "/messages/0/content/0/extras/anthropic/x": [
-        {"role": "user", "content": [{"type": "text", "text": "q", "extras": FOREIGN}]},
-    ],
-}
-
-
-@pytest.mark.parametrize("where", list(FOREIGN_AT))
-def test_foreign_extras_are_found_wherever_they_sit(where: str) -> None:
+@pytest.mark.parametrize(("where", "messages"), H.FOREIGN_AT)
+def test_foreign_extras_are_found_wherever_they_sit(where: str, messages: list[Any]) -> None:
     """The fast walk tells the foreign-extras check which messages to read."""
-    history = _history(FOREIGN_AT[where])
+    history = _history(messages)
     assert [p.pointer for p in get_codec(NAME).check(history)] == [where]
     assert_same_paths(ENCODE, NAME, history)
 

@@ -79,3 +79,11 @@ def test_conformance_fixtures(conversation: Conversation) -> None:
 @given(HISTORIES)
 def test_generated_histories(history: list[Any]) -> None:
     assert_same_paths(ENCODE, NAME, history)
+
+
+@pytest.mark.parametrize(("where", "messages"), H.FOREIGN_AT)
+def test_foreign_extras_are_found_wherever_they_sit(where: str, messages: list[Any]) -> None:
+    """The fast walk tells the foreign-extras check which messages to read."""
+    history = chatschema.parse({"messages": messages}, "Conversation")
+    assert [p.pointer for p in get_codec(NAME).check(history)] == [where]
+    assert_same_paths(ENCODE, NAME, history)

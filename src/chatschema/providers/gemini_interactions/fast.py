@@ -42,7 +42,7 @@ def fast_steps(
     made: set[str] = set()
     count = 0  # calls made (as many as ids in ``made``: no id used twice)
     paired = True
-    general: list[int] = []
+    general = list(range(start))  # (the leading system messages: written before)
     append = steps.append
     for index in range(start, len(messages)):
         message = messages[index]

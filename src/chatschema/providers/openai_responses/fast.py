@@ -55,18 +55,28 @@ def write_messages(encoder: _Encoder, messages: Sequence[Message], start: int) -
     answered: set[str] = set() if pairing is None else pairing.answered
     system_role = encoder.options.system_role
     append = encoder.items.append
+    # the messages that may carry extras (any format's), the leading instructions
+    # (written before) among them: the foreign-extras check's
+    general: list[int] | None = list(range(start)) if fast else None
     for index in range(start, len(messages)):
         message = messages[index]
+        if general is not None and message.extras:
+            general.append(index)
+            listed = True
+        else:
+            listed = False
         if isinstance(message, AssistantMessage):
             if pending and pairing is not None:
                 pairing.unanswered(index)
             calls = message.tool_calls
             content = message.content
             if fast and type(content) is str and not message.invalid_tool_calls:
+                foreign = False  # a call with another format's extras
                 for call in calls:
                     extras = call.extras
                     if call.index is not None or (extras and extras.get(NAME)):
                         break
+                    foreign = foreign or bool(extras)
                 else:
                     if content or not calls:
                         append({"role": "assistant", "content": content})
@@ -84,7 +94,11 @@ def write_messages(encoder: _Encoder, messages: Sequence[Message], start: int) -
                                 "arguments": json_text(call.arguments),
                             }
                         )
+                    if foreign and general is not None and not listed:
+                        general.append(index)
                     continue
+            if general is not None and not listed:
+                general.append(index)
             if pairing is not None:
                 pairing.message(index, message)
             encoder.assistant(message, index)
@@ -109,8 +123,10 @@ def write_messages(encoder: _Encoder, messages: Sequence[Message], start: int) -
                 if message.name is not None:
                     item["name"] = message.name
                 append(item)
-            else:
-                encoder.tool(message, index)
+                continue
+            if general is not None and not listed:
+                general.append(index)
+            encoder.tool(message, index)
             continue
         content = message.content
         if plain and type(content) is str:
@@ -118,8 +134,12 @@ def write_messages(encoder: _Encoder, messages: Sequence[Message], start: int) -
                 append({"role": "user", "content": content})
             else:
                 append({"role": system_role, "content": content})
-        elif isinstance(message, UserMessage):
+            continue
+        if general is not None and not listed:
+            general.append(index)
+        if isinstance(message, UserMessage):
             encoder.user(message, index)
         else:
             assert isinstance(message, SystemMessage)
             encoder.system(message, index)
+    encoder.general = general
