@@ -213,3 +213,11 @@ def histories(draw: st.DrawFn) -> list[dict[str, Any]]:
 @given(histories(), st.sampled_from(OPTIONS[:7]))
 def test_generated_histories(messages: list[dict[str, Any]], options: dict[str, Any]) -> None:
     both_walks(messages, options)
+
+
+@pytest.mark.parametrize(("where", "messages"), H.FOREIGN_AT)
+def test_foreign_extras_are_found_wherever_they_sit(where: str, messages: list[Any]) -> None:
+    """The fast walk tells the foreign-extras check which messages to read."""
+    assert [p.pointer for p in codec.check(messages)] == [where]
+    for options in OPTIONS[:3]:
+        both_walks(messages, options)

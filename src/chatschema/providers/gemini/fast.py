@@ -80,6 +80,9 @@ def fast_contents(
     pending: dict[str, None] = {}
     count = 0  # calls made (as many as ids in calls_made: no id used twice)
     paired = ordered = True
+    # the messages the general path writes, and the leading system messages (written
+    # before): the others have no extras; the foreign-extras check reads these only
+    general = list(range(start))
     after_tool = False  # whether the message written before is a tool result
     turn = ""  # the role of the message before, for the turn order
     for index in range(start, len(messages)):
@@ -128,6 +131,7 @@ def fast_contents(
                 contents.append({"role": "model", "parts": parts})
                 after_tool = False
                 continue
+            general.append(index)
             if encoder.add(message, index, after_tool, contents, empty):
                 after_tool = False
             continue
@@ -168,9 +172,11 @@ def fast_contents(
                 continue
         else:  # any other kind: the rules walk on their own
             paired = ordered = False
+        general.append(index)
         if encoder.add(message, index, after_tool, contents, empty):
             after_tool = isinstance(message, ToolMessage)
     # every result answered a waiting call (above) and no call id is used twice:
     # nothing for tool_pairing_problems to report
     encoder.paired = paired and not pending and len(calls_made) == count
     encoder.ordered = ordered
+    encoder.general = general
