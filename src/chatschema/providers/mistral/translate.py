@@ -49,8 +49,9 @@ from chatschema.providers.mistral.wire import (
 OWN_REASONS = frozenset({"model_length", "error"})
 """Mistral's finish reasons that Chat Completions does not have."""
 
-NULLABLE = frozenset({"user", "tool"})
-"""API reference: the roles whose message content may be ``null``."""
+NULLABLE = ("user", "tool")
+"""API reference: the roles whose message content may be ``null`` (a tuple: a role
+of any JSON value is compared, never hashed)."""
 
 NULL_CONTENT = "null_content"
 """The mark of a message whose content came ``null`` (kept in its extras)."""
