@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import sys
 from typing import Any
 
 import hostile as H
@@ -24,11 +23,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chatschema import Conversation, parse
-from chatschema.errors import ChatSchemaError
 from chatschema.providers import gemini_interactions as codec
+from providers.gemini.test_encode_fast import _histories, outcome
 
 ENCODE = importlib.import_module("chatschema.providers.gemini_interactions.encode")
-BENCH = H.ROOT / "bench"
 
 OPTIONS: list[dict[str, Any]] = [
     {},
@@ -38,19 +36,6 @@ OPTIONS: list[dict[str, Any]] = [
     {"request": False},
     {"reasoning": "text", "vision": False, "unsupported": "placeholder"},
 ]
-
-
-def outcome(verb: Any, conversation: Any, options: dict[str, Any]) -> Any:
-    """What a verb gives: the payload as JSON text (key order counts), or the error."""
-    try:
-        result = verb(conversation, **options)
-    except ChatSchemaError as error:
-        problems = [(p.pointer, p.keyword, p.message) for p in getattr(error, "problems", [])]
-        where = (getattr(error, "message_index", None), getattr(error, "block_index", None))
-        return ("error", type(error).__name__, str(error), where, problems)
-    if isinstance(result, list):  # check: the problems
-        return [(p.pointer, p.keyword, p.message) for p in result]
-    return json.dumps(result, ensure_ascii=False, default=repr)
 
 
 def both_walks(conversation: Any, options: dict[str, Any]) -> None:
@@ -79,19 +64,6 @@ def test_the_fast_walk_is_on_by_default() -> None:
 @pytest.mark.parametrize(("name", "conversation"), CASES, ids=[name for name, _ in CASES])
 def test_recorded_shapes(name: str, conversation: Any, options: dict[str, Any]) -> None:
     both_walks(H.conversation_of(conversation), options)
-
-
-def _histories() -> dict[str, list[Any]]:
-    sys.path.insert(0, str(BENCH))
-    try:
-        plain_history = importlib.import_module("plain_history")
-        workloads = importlib.import_module("workloads")
-    finally:
-        sys.path.remove(str(BENCH))
-    return {
-        "plain": plain_history.build_plain_history(300),
-        "rich": workloads.build_history(300),
-    }
 
 
 @pytest.mark.parametrize("kind", ["plain", "rich"])
